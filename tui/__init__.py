@@ -1,0 +1,3 @@
+"""dsh-tui: a Textual terminal client for the Agent Client Protocol."""
+
+__version__ = "0.1.0"
