@@ -1,0 +1,290 @@
+"""Render intents to ACP `session/update` payloads: pure functions, one match arm per card.
+
+Everything the agent shows about a tool call goes through `call_update` / `result_update`
+(plus `output_update` for live terminal output and `plan_update`), built as the SDK's schema
+models so nothing off-spec reaches the wire. Each direction ends in `assert_never`: a new card
+kind in `agent.views` is a type error here until its arm exists. The rules are those of
+`docs/wire-contract.md` §2-§5.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, Literal, TypeAlias, assert_never
+
+from acp.schema import (
+    AgentPlanUpdate,
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    PlanEntry,
+    TerminalToolCallContent,
+    TextContentBlock,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+)
+
+from agent.views import (
+    DiffCallView,
+    DiffResultView,
+    FileDiff,
+    FileLocation,
+    GenericCallView,
+    GenericResultView,
+    PlanItem,
+    TerminalCallView,
+    TerminalResultView,
+    TextBlock,
+    ToolCallView,
+    ToolResultView,
+    fence_console,
+)
+
+ToolUpdate: TypeAlias = ToolCallStart | ToolCallProgress | AgentPlanUpdate
+"""Every `session/update` the tool path emits."""
+
+ToolCallContent: TypeAlias = (
+    ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
+)
+
+__all__ = [
+    "ToolUpdate",
+    "call_update",
+    "display_title",
+    "fence_console",
+    "output_update",
+    "plan_update",
+    "result_update",
+    "terminal_cwd",
+    "unstreamed_tail",
+    "wire_dict",
+]
+
+
+def display_title(title: str, raw_path: str | None, session_cwd: str | None) -> str:
+    """Shorten an absolute in-workspace path in a card title to its workspace-relative form.
+
+    Only the title changes; locations and diff paths stay raw so the editor opens the real
+    file. A path outside the workspace (`..` as a whole first segment; `..cache/x` is inside),
+    the workspace itself, or any relative path or cwd leaves the title as it is.
+    """
+    if not raw_path or not session_cwd:
+        return title
+    if not (os.path.isabs(raw_path) and os.path.isabs(session_cwd)):
+        return title
+    try:
+        rel = os.path.relpath(raw_path, session_cwd)
+    except ValueError:  # different drives on Windows
+        return title
+    if rel in ("", os.curdir, os.pardir) or rel.startswith(os.pardir + os.sep):
+        return title
+    return title.replace(raw_path, rel)
+
+
+def terminal_cwd(view_cwd: str | None, session_cwd: str | None) -> str | None:
+    """Where a terminal card says it runs: absent = session cwd, relative = joined to it.
+
+    This mirrors how the bash tool resolves `workdir`, so the header shows where the command
+    really ran.
+    """
+    if not view_cwd:
+        return session_cwd
+    if os.path.isabs(view_cwd) or not session_cwd:
+        return view_cwd
+    return os.path.normpath(os.path.join(session_cwd, view_cwd))
+
+
+_MAX_TAIL_LINES = 64
+
+
+def unstreamed_tail(output: str, streamed: str) -> str:
+    """What a final terminal update must append after the live chunks already sent.
+
+    Clients append `terminal_output.data`, so resending the full output would duplicate it.
+    When the live text is a prefix of the output the rest is exact. Otherwise (stderr was
+    interleaved live but grouped in the result, or output was capped) the trailing lines that
+    never appeared live are sent (at most a screenful), which are the status markers such as
+    `[exit code: 3]`.
+    """
+    if not streamed:
+        return output
+    if output.startswith(streamed):
+        return output[len(streamed) :]
+    lines = output.split("\n")
+    keep = len(lines)
+    while keep > 0 and len(lines) - keep < _MAX_TAIL_LINES and lines[keep - 1] not in streamed:
+        keep -= 1
+    tail = "\n".join(lines[keep:])
+    if not tail or streamed.endswith("\n"):
+        return tail
+    return "\n" + tail
+
+
+def _text(block: TextBlock) -> ContentToolCallContent:
+    return ContentToolCallContent(
+        type="content", content=TextContentBlock(type="text", text=block.text)
+    )
+
+
+def _diff(diff: FileDiff) -> FileEditToolCallContent:
+    return FileEditToolCallContent(
+        type="diff", path=diff.path, old_text=diff.old_text, new_text=diff.new_text
+    )
+
+
+def _locations(locations: Sequence[FileLocation]) -> list[ToolCallLocation] | None:
+    return [ToolCallLocation(path=loc.path, line=loc.line) for loc in locations] or None
+
+
+def call_update(
+    view: ToolCallView, tool_call_id: str, session_cwd: str | None, terminal_cards: bool
+) -> ToolCallStart:
+    """The `tool_call` for a call view; always `in_progress` (execution starts right away)."""
+    match view:
+        case GenericCallView():
+            first = view.locations[0].path if view.locations else None
+            return ToolCallStart(
+                session_update="tool_call",
+                tool_call_id=tool_call_id,
+                title=display_title(view.title, first, session_cwd),
+                kind=view.kind or "other",
+                status="in_progress",
+                raw_input=view.raw_input,
+                locations=_locations(view.locations),
+                content=[_text(block) for block in view.content] or None,
+            )
+        case DiffCallView():
+            raw_path = (
+                view.locations[0].path
+                if view.locations
+                else view.diffs[0].path
+                if view.diffs
+                else None
+            )
+            return ToolCallStart(
+                session_update="tool_call",
+                tool_call_id=tool_call_id,
+                title=display_title(view.title, raw_path, session_cwd),
+                kind="edit",
+                status="in_progress",
+                locations=_locations(view.locations),
+                content=[_diff(diff) for diff in view.diffs] or None,
+            )
+        case TerminalCallView():
+            content: list[ToolCallContent] = []
+            if view.description:
+                content.append(_text(TextBlock(view.description)))
+            meta: dict[str, Any] | None = None
+            if terminal_cards:
+                content.append(TerminalToolCallContent(type="terminal", terminal_id=tool_call_id))
+                info: dict[str, Any] = {"terminal_id": tool_call_id}
+                cwd = terminal_cwd(view.cwd, session_cwd)
+                if cwd is not None:
+                    info["cwd"] = cwd
+                meta = {"terminal_info": info}
+            return ToolCallStart(
+                session_update="tool_call",
+                tool_call_id=tool_call_id,
+                title=view.title,  # the command: never relativized
+                kind="execute",
+                status="in_progress",
+                raw_input=view.title,  # for clients that show no terminal
+                content=content or None,
+                field_meta=meta,
+            )
+        case _:
+            assert_never(view)
+
+
+def result_update(
+    view: ToolResultView,
+    tool_call_id: str,
+    *,
+    is_error: bool,
+    session_cwd: str | None,
+    terminal_cards: bool,
+    streamed: str = "",
+) -> ToolCallProgress:
+    """The final `tool_call_update` for a result view: `completed`, or `failed` on error.
+
+    `streamed` is the live terminal output already sent for this call (see `unstreamed_tail`).
+    """
+    status: Literal["completed", "failed"] = "failed" if is_error else "completed"
+    match view:
+        case GenericResultView():
+            return ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=tool_call_id,
+                status=status,
+                title=view.title,  # result titles are not relativized
+                content=None if view.content is None else [_text(b) for b in view.content],
+            )
+        case TerminalResultView():
+            output = view.output or ""
+            if not terminal_cards:
+                return ToolCallProgress(
+                    session_update="tool_call_update",
+                    tool_call_id=tool_call_id,
+                    status=status,
+                    title=view.title,
+                    content=[_text(TextBlock(fence_console(output)))],
+                )
+            meta: dict[str, Any] = {}
+            data = unstreamed_tail(output, streamed)
+            if data or not streamed:
+                meta["terminal_output"] = {"terminal_id": tool_call_id, "data": data}
+            if view.signal is not None:
+                meta["terminal_exit"] = {"terminal_id": tool_call_id, "signal": view.signal}
+            elif view.exit_code is not None:
+                meta["terminal_exit"] = {"terminal_id": tool_call_id, "exit_code": view.exit_code}
+            # No `content`: an update's content replaces the terminal block in the client.
+            return ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=tool_call_id,
+                status=status,
+                title=view.title,
+                field_meta=meta,
+            )
+        case DiffResultView():
+            title = None
+            if view.title:
+                first = view.diffs[0].path if view.diffs else None
+                title = display_title(view.title, first, session_cwd)
+            return ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=tool_call_id,
+                status=status,
+                title=title,
+                content=[_diff(diff) for diff in view.diffs] or None,
+            )
+        case _:
+            assert_never(view)
+
+
+def output_update(tool_call_id: str, data: str) -> ToolCallProgress:
+    """A live chunk of terminal output: only `_meta.terminal_output`, which clients append."""
+    return ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=tool_call_id,
+        field_meta={"terminal_output": {"terminal_id": tool_call_id, "data": data}},
+    )
+
+
+def plan_update(items: Sequence[PlanItem]) -> AgentPlanUpdate:
+    """The whole plan; the harness has no priorities, so every entry is `medium`."""
+    return AgentPlanUpdate(
+        session_update="plan",
+        entries=[
+            PlanEntry(content=item.content, priority="medium", status=item.status) for item in items
+        ],
+    )
+
+
+def wire_dict(update: ToolUpdate) -> dict[str, Any]:
+    """The exact JSON object the SDK sends for `update` (aliases on, `None`s and defaults off).
+
+    Useful for logs and tests: note that `oldText: None` (a new file) is omitted on the wire,
+    which ACP reads the same way, while `None` inside `_meta` dicts is kept.
+    """
+    return update.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)

@@ -1,0 +1,27 @@
+"""A JSON value type, so payloads persisted in the session log are typed, not `Any`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
+
+JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
+JsonObject: TypeAlias = "dict[str, JsonValue]"
+
+
+def as_json(value: object) -> JsonValue:
+    """Coerce `value` to plain JSON; anything JSON cannot hold becomes its `str()`.
+
+    Tool arguments come from the model as JSON already, so this only guards against a caller
+    handing in tuples or other mappings: what goes on the wire must serialize.
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, Mapping):
+        return {str(key): as_json(item) for key, item in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        return [as_json(item) for item in value]
+    return str(value)

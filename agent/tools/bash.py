@@ -1,0 +1,538 @@
+"""The bash tool: one fresh `bash -c` per call, its output, and the exit-status markers.
+
+The model-facing text is the single source of truth for a run: stdout, then `[stderr]` and
+stderr, then marker lines (`[timed out after Nms]`, `[killed by signal: S]`, `[exit code: N]`).
+`parse_exit_status` reads the status back from that text, so the result card is derived from
+the logged result alone and replays identically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import logging
+import os
+import re
+import signal as signals
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from agent.jsonvalue import JsonObject
+from agent.tools.base import (
+    ToolArgsError,
+    ToolContext,
+    ToolResult,
+    arg_bool,
+    arg_int,
+    arg_str,
+    require_str,
+)
+from agent.views import (
+    GenericCallView,
+    GenericResultView,
+    TerminalCallView,
+    TerminalResultView,
+    TextBlock,
+    ToolCallView,
+    ToolResultView,
+    fence_console,
+)
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+MAX_STREAM_BYTES = 64_000
+"""Bytes kept per stream: the tail, where errors and summaries usually are."""
+KILL_GRACE_S = 3.0
+"""How long the process group gets after SIGTERM before SIGKILL."""
+PIPE_DRAIN_S = 0.5
+"""After the shell exits, how long a leftover child may hold its pipes before it is killed."""
+LIVE_FLUSH_S = 0.05
+"""Live output is coalesced to at most one chunk per 50 ms (20 frames a second)."""
+LIVE_OUTPUT_LIMIT = 256 * 1024
+"""Characters streamed live per call; past this the result alone carries the (tail) output."""
+
+log = logging.getLogger(__name__)
+
+_BACKGROUND: set[asyncio.Task[int]] = set()
+
+
+# --- the model text and its inverse --------------------------------------------------------
+
+
+class ExitStatus(NamedTuple):
+    """How a command ended: a signal name, or an exit code (0 when no marker is present)."""
+
+    exit_code: int | None
+    signal: str | None
+
+
+def render_output(
+    stdout: str,
+    stderr: str,
+    *,
+    exit_code: int | None = 0,
+    signal: str | None = None,
+    timeout_ms: int | None = None,
+    truncated: Sequence[str] = (),
+) -> str:
+    """Build the model-facing text of a finished run; `parse_exit_status` is its inverse.
+
+    Each marker sits on its own line after the body, so the parser can anchor on a preceding
+    newline and the end of the text; output that merely contains a marker-like string cannot
+    be mistaken for a failure.
+    """
+    body = stdout
+    if stderr:
+        if body and not body.endswith("\n"):
+            body += "\n"
+        body += "[stderr]\n" + stderr
+    if not body:
+        body = "(no output)"
+    markers: list[str] = []
+    if truncated:
+        markers.append(
+            f"[output truncated; kept the last {MAX_STREAM_BYTES} bytes of "
+            f"{' and '.join(truncated)}]"
+        )
+    if timeout_ms is not None:
+        markers.append(f"[timed out after {timeout_ms}ms]")
+    if signal is not None:
+        markers.append(f"[killed by signal: {signal}]")
+    elif exit_code:
+        markers.append(f"[exit code: {exit_code}]")
+    if markers:
+        if not body.endswith("\n"):
+            body += "\n"
+        body += "\n".join(markers)
+    return body
+
+
+_SIGNAL_MARKER = re.compile(r"\n\[killed by signal: ([^\]\n]+)\]\Z")
+_EXIT_MARKER = re.compile(r"\n\[exit code: (\d+)\]\Z")
+
+
+def parse_exit_status(text: str) -> ExitStatus:
+    """Read the exit status back from `render_output` text (no marker means exit 0)."""
+    if match := _SIGNAL_MARKER.search(text):
+        return ExitStatus(None, match.group(1))
+    if match := _EXIT_MARKER.search(text):
+        return ExitStatus(int(match.group(1)), None)
+    return ExitStatus(0, None)
+
+
+# --- running a command ---------------------------------------------------------------------
+
+
+class _Tail:
+    """Keep the last `limit` bytes of a stream, counting what was dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.buffer = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        self.buffer += data
+        if len(self.buffer) > 2 * self.limit:  # amortized: trim only now and then
+            del self.buffer[: -self.limit]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.limit
+
+    def text(self) -> str:
+        data = bytes(self.buffer[-self.limit :])
+        if self.truncated:
+            skip = 0  # a cut may land inside a UTF-8 sequence: drop its continuation bytes
+            while skip < min(3, len(data)) and 0x80 <= data[skip] <= 0xBF:
+                skip += 1
+            data = data[skip:]
+        return data.decode("utf-8", errors="replace")
+
+
+class _Live:
+    """Coalesce live output into chunks at a frame rate, up to a total limit."""
+
+    def __init__(self, sink: Callable[[str], None]) -> None:
+        self.sink = sink
+        self.pending: list[str] = []
+        self.sent = 0
+        self.stopped = False
+
+    def feed(self, text: str) -> None:
+        if text and not self.stopped:
+            self.pending.append(text)
+
+    def flush(self) -> None:
+        if not self.pending or self.stopped:
+            return
+        text = "".join(self.pending)
+        self.pending.clear()
+        room = LIVE_OUTPUT_LIMIT - self.sent
+        if len(text) > room:
+            text = text[:room] + "\n[live output stopped here; the result shows the tail]\n"
+            self.stopped = True
+        self.sent += len(text)
+        try:
+            self.sink(text)
+        except Exception:  # a broken UI sink must not kill the command or lose its result
+            log.exception("live output sink failed; streaming stops for this call")
+            self.stopped = True
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(LIVE_FLUSH_S)
+            self.flush()
+
+
+async def _pump(stream: asyncio.StreamReader | None, tail: _Tail, live: _Live | None) -> None:
+    if stream is None:
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while data := await stream.read(65536):
+        tail.feed(data)
+        if live is not None:
+            live.feed(decoder.decode(data))
+    if live is not None:
+        live.feed(decoder.decode(b"", final=True))
+
+
+def _signal_group(pgid: int, sig: signals.Signals) -> bool:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any live (non-zombie) process remains in the group."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # no procfs: trust kill(0), zombies and all
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
+
+
+async def _kill_group(pgid: int) -> None:
+    """SIGTERM the whole group, then SIGKILL whatever is left after the grace period."""
+    if not _signal_group(pgid, signals.SIGTERM):
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + KILL_GRACE_S
+    while loop.time() < deadline:
+        await asyncio.sleep(0.05)
+        if not _group_alive(pgid):
+            return
+    _signal_group(pgid, signals.SIGKILL)
+
+
+async def _wait_exit(proc: asyncio.subprocess.Process) -> int:
+    """Wait for the shell itself to exit, even while a leftover child holds its pipes.
+
+    On Python 3.11 `Process.wait()` also waits for the pipes to close, so `sleep 60 &` would
+    stall the call for a minute; the return code is known earlier, so poll it as a fallback.
+    """
+    waiter = asyncio.ensure_future(proc.wait())
+    delay = 0.005
+    try:
+        while proc.returncode is None:
+            done, _ = await asyncio.wait({waiter}, timeout=delay)
+            if done:
+                break
+            delay = min(delay * 2, 0.1)
+    finally:
+        waiter.cancel()
+    assert proc.returncode is not None
+    return proc.returncode
+
+
+_PENDING_KILLS: set[asyncio.Task[None]] = set()
+
+
+def _keep(task: asyncio.Task[None]) -> None:
+    """Hold a fire-and-forget task so it is not garbage-collected mid-flight."""
+    _PENDING_KILLS.add(task)
+    task.add_done_callback(_PENDING_KILLS.discard)
+
+
+def _kill_spawned(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """Kill the group of a process whose call was cancelled while it was being spawned."""
+    if spawn.cancelled() or spawn.exception() is not None:
+        return
+    pgid = spawn.result().pid
+    _signal_group(pgid, signals.SIGTERM)
+    _keep(asyncio.ensure_future(_kill_group(pgid)))
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRun:
+    """A finished foreground run: the model text, and whether it was aborted."""
+
+    text: str
+    aborted: bool
+
+
+async def run_command(
+    command: str,
+    cwd: Path,
+    timeout_ms: int,
+    cancel: asyncio.Event,
+    on_output: Callable[[str], None] | None = None,
+) -> CommandRun:
+    """Run `bash -c command` in its own process group with stdin from /dev/null.
+
+    On timeout or cancel the whole group gets SIGTERM, then SIGKILL after the grace period,
+    so no grandchild outlives the call. Raises OSError when bash cannot be started.
+    """
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    )
+    try:
+        # Shielded: cancelled mid-spawn, asyncio would kill only the shell and then wait for
+        # its pipes, which a grandchild may hold for as long as it likes.
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        spawn.add_done_callback(_kill_spawned)
+        raise
+    pgid = proc.pid
+    live = _Live(on_output) if on_output is not None else None
+    out, err = _Tail(MAX_STREAM_BYTES), _Tail(MAX_STREAM_BYTES)
+    readers = [
+        asyncio.create_task(_pump(proc.stdout, out, live)),
+        asyncio.create_task(_pump(proc.stderr, err, live)),
+    ]
+    flusher = asyncio.create_task(live.run()) if live is not None else None
+    exited = asyncio.create_task(_wait_exit(proc))
+    cancelled = asyncio.create_task(cancel.wait())
+    timed_out = aborted = False
+    try:
+        done, _ = await asyncio.wait(
+            {exited, cancelled}, timeout=timeout_ms / 1000, return_when=asyncio.FIRST_COMPLETED
+        )
+        if exited not in done:
+            aborted = cancelled in done
+            timed_out = not aborted
+            await _kill_group(pgid)
+            await exited
+        _, lingering = await asyncio.wait(readers, timeout=PIPE_DRAIN_S)
+        if lingering:  # a leftover child still holds the pipes: it belongs to this command
+            await _kill_group(pgid)
+            _, lingering = await asyncio.wait(readers, timeout=PIPE_DRAIN_S)
+            for reader in lingering:
+                reader.cancel()
+    except asyncio.CancelledError:
+        _signal_group(pgid, signals.SIGTERM)
+        _keep(asyncio.create_task(_kill_group(pgid)))
+        raise
+    finally:
+        cancelled.cancel()
+        for task in (*readers, exited):
+            if not task.done():
+                task.cancel()
+        if flusher is not None:
+            flusher.cancel()
+    if live is not None:
+        live.flush()
+
+    code = proc.returncode
+    signal_name: str | None = None
+    exit_code: int | None = code
+    if code is not None and code < 0:
+        try:
+            signal_name = signals.Signals(-code).name
+        except ValueError:
+            signal_name = f"SIG{-code}"
+        exit_code = None
+    truncated = [name for name, tail in (("stdout", out), ("stderr", err)) if tail.truncated]
+    text = render_output(
+        out.text(),
+        err.text(),
+        exit_code=exit_code,
+        signal=signal_name,
+        timeout_ms=timeout_ms if timed_out else None,
+        truncated=truncated,
+    )
+    return CommandRun(text, aborted)
+
+
+async def start_background(command: str, cwd: Path) -> tuple[int, Path]:
+    """Start a detached command whose combined output goes to a log file; (pid, log path)."""
+    log_path = Path(tempfile.mkdtemp(prefix="dsh-bash-")) / "output.log"
+    with log_path.open("wb") as log_file:
+        proc = await asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    reaper = asyncio.create_task(proc.wait())  # reap it when it ends, so no zombie lingers
+    _BACKGROUND.add(reaper)
+    reaper.add_done_callback(_BACKGROUND.discard)
+    return proc.pid, log_path
+
+
+# --- the tool ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _BashArgs:
+    command: str
+    description: str | None
+    timeout_ms: int
+    workdir: str | None
+    background: bool
+
+
+def _bash_args(args: Mapping[str, object]) -> _BashArgs:
+    command = require_str(args, "command")
+    if not command.strip():
+        raise ToolArgsError("argument 'command' must not be blank")
+    timeout_ms = arg_int(args, "timeoutMs")
+    if timeout_ms is not None and timeout_ms < 1:
+        raise ToolArgsError("argument 'timeoutMs' must be a positive number of milliseconds")
+    return _BashArgs(
+        command,
+        arg_str(args, "description", required=False) or None,
+        DEFAULT_TIMEOUT_MS if timeout_ms is None else min(timeout_ms, MAX_TIMEOUT_MS),
+        arg_str(args, "workdir", required=False) or None,
+        arg_bool(args, "run_in_background"),
+    )
+
+
+class BashTool:
+    """`bash {command, description, timeoutMs?, workdir?, run_in_background?}`."""
+
+    name = "bash"
+    read_only = False
+    description = (
+        "Run a shell command with `bash -c` in a fresh shell (no state carries over between "
+        "calls) with stdin from /dev/null. Returns stdout, then stderr after a '[stderr]' "
+        "line, then status lines such as '[exit code: N]' (omitted for exit 0). Output is "
+        f"capped at the last {MAX_STREAM_BYTES} bytes per stream. Default timeout "
+        f"{DEFAULT_TIMEOUT_MS // 1000} s, at most {MAX_TIMEOUT_MS // 1000} s. Use "
+        "run_in_background for servers and watchers; their output goes to a log file."
+    )
+    parameters: JsonObject = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The command line to run."},
+            "description": {
+                "type": "string",
+                "description": "What the command does in 5-10 words (shown in the UI).",
+            },
+            "timeoutMs": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT_MS,
+                "description": f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}).",
+            },
+            "workdir": {
+                "type": "string",
+                "description": "Directory to run in, absolute or relative to the session cwd.",
+            },
+            "run_in_background": {
+                "type": "boolean",
+                "description": "Start it detached and return at once (default false).",
+            },
+        },
+        "required": ["command", "description"],
+        "additionalProperties": False,
+    }
+
+    def present_call(self, args: Mapping[str, object]) -> ToolCallView | None:
+        try:
+            parsed = _bash_args(args)
+        except ToolArgsError:
+            return None
+        if parsed.background:
+            return GenericCallView(
+                card="generic",
+                title=parsed.command,
+                kind="execute",
+                raw_input=parsed.command,
+                content=(TextBlock(parsed.description),) if parsed.description else (),
+            )
+        return TerminalCallView(
+            card="terminal",
+            title=parsed.command,
+            description=parsed.description,
+            cwd=parsed.workdir,
+        )
+
+    def present_result(
+        self, args: Mapping[str, object], result: ToolResult
+    ) -> ToolResultView | None:
+        try:
+            parsed = _bash_args(args)
+        except ToolArgsError:
+            return None
+        if parsed.background or result.is_error:
+            # No terminal to show: the tool fences its own text, and there is no exit badge.
+            return GenericResultView(
+                card="generic", content=(TextBlock(fence_console(result.output)),)
+            )
+        status = parse_exit_status(result.output)
+        return TerminalResultView(
+            card="terminal",
+            output=result.output,
+            exit_code=status.exit_code,
+            signal=status.signal,
+        )
+
+    async def execute(self, args: Mapping[str, object], ctx: ToolContext) -> ToolResult:
+        try:
+            parsed = _bash_args(args)
+        except ToolArgsError as exc:
+            return ToolResult.error(str(exc))
+        workdir = ctx.resolve(parsed.workdir) if parsed.workdir else ctx.cwd
+        if not workdir.is_dir():
+            return ToolResult.error(f"workdir is not an existing directory: {workdir}")
+        if ctx.cancel.is_set():
+            return ToolResult.error("command aborted")
+        try:
+            if parsed.background:
+                pid, log_path = await start_background(parsed.command, workdir)
+                return ToolResult(
+                    f"started background task bash-{pid}; its output goes to {log_path} "
+                    "(read that file to check on it)"
+                )
+            run = await run_command(
+                parsed.command, workdir, parsed.timeout_ms, ctx.cancel, ctx.on_output
+            )
+        except OSError as exc:
+            return ToolResult.error(f"failed to start bash: {exc.strerror or exc}")
+        if run.aborted:
+            return ToolResult.error("command aborted")
+        return ToolResult(run.text)

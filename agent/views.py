@@ -1,0 +1,156 @@
+"""The render-intent union: how a tool asks for its call and result to be shown.
+
+A tool declares ONE intent per call and per result, tagged by a required `card`. The union is
+closed on purpose: `agent.bridge` matches on it with `assert_never`, so adding a card kind fails
+type checking until the bridge can render it. Nothing here knows about ACP, so tools stay
+provider-neutral and the same views serve live streaming and session-log replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from agent.jsonvalue import JsonValue
+
+ToolCallKind = Literal["read", "edit", "delete", "move", "search", "execute", "fetch", "other"]
+PlanStatus = Literal["pending", "in_progress", "completed"]
+
+
+def _check_card(view: object, expected: str) -> None:
+    """Reject a mislabelled view at construction, so the tag can be trusted downstream."""
+    card = getattr(view, "card", None)
+    if card != expected:
+        raise ValueError(f"{type(view).__name__}.card must be {expected!r}, got {card!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    """A text content block; the only content kind the bridge maps (images are not offered)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileLocation:
+    """A file a tool touches; `line` is 1-based. The path is kept raw so editors open it."""
+
+    path: str
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiff:
+    """One diff block; `old_text=None` means a new file (or no before-image at call time)."""
+
+    path: str
+    old_text: str | None
+    new_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlanItem:
+    """One entry of the agent's plan (todo list); ACP priority is not modelled, always medium."""
+
+    content: str
+    status: PlanStatus
+
+
+# --- call views (present_call) -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GenericCallView:
+    """Any call: a title plus optional kind, salient input, text and follow-along locations."""
+
+    card: Literal["generic"]
+    title: str
+    kind: ToolCallKind | None = None
+    raw_input: JsonValue = None
+    content: tuple[TextBlock, ...] = ()
+    locations: tuple[FileLocation, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_card(self, "generic")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TerminalCallView:
+    """A shell command: the title IS the command; `cwd` may be relative to the session cwd."""
+
+    card: Literal["terminal"]
+    title: str
+    description: str | None = None
+    cwd: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_card(self, "terminal")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffCallView:
+    """A file mutation shown as diffs derived from the call arguments alone."""
+
+    card: Literal["diff"]
+    title: str
+    diffs: tuple[FileDiff, ...]
+    locations: tuple[FileLocation, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_card(self, "diff")
+
+
+ToolCallView: TypeAlias = GenericCallView | TerminalCallView | DiffCallView
+
+
+# --- result views (present_result) ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GenericResultView:
+    """A plain result; `content=None` means "show the raw result text", never a blank card."""
+
+    card: Literal["generic"]
+    title: str | None = None
+    content: tuple[TextBlock, ...] | None = None
+
+    def __post_init__(self) -> None:
+        _check_card(self, "generic")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TerminalResultView:
+    """A finished command; the bridge derives the console fallback from `output` itself."""
+
+    card: Literal["terminal"]
+    title: str | None = None
+    output: str | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_card(self, "terminal")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffResultView:
+    """The change actually applied (contextual hunks), replacing the call-time snippet."""
+
+    card: Literal["diff"]
+    title: str | None = None
+    diffs: tuple[FileDiff, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_card(self, "diff")
+
+
+ToolResultView: TypeAlias = GenericResultView | TerminalResultView | DiffResultView
+
+
+def fence_console(output: str) -> str:
+    """Wrap command output as a fenced console block, stripping only trailing newlines.
+
+    Lives here, not in the bridge, because both the bridge (terminal fallback) and the bash
+    tool (background and error cards) need the exact same bytes without tools importing ACP.
+    """
+    return "```console\n" + output.rstrip("\n") + "\n```"

@@ -1,0 +1,206 @@
+"""Hunk computation: 3 lines of context, touching hunks merge, and large files stay cheap."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent.jsonvalue import JsonValue
+from agent.tools.hunks import (
+    DIFF_CONTEXT,
+    compute_hunks,
+    diffs_from_meta,
+    diffs_to_meta,
+    line_opcodes,
+    split_lines,
+)
+from agent.views import FileDiff
+
+
+def numbered(n: int) -> list[str]:
+    return [f"line {i}" for i in range(1, n + 1)]
+
+
+def text(lines: list[str]) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def test_context_is_three() -> None:
+    assert DIFF_CONTEXT == 3
+
+
+def test_one_line_change_gives_one_hunk_with_three_lines_of_context() -> None:
+    before = numbered(20)
+    after = before.copy()
+    after[9] = "CHANGED"
+    [hunk] = compute_hunks("f.txt", text(before), text(after))
+    assert hunk.path == "f.txt"
+    assert hunk.old_text == "\n".join(before[6:13])  # 3 + 1 + 3 = 7 lines
+    assert hunk.new_text == "\n".join([*before[6:9], "CHANGED", *before[10:13]])
+
+
+def test_the_fs_edit_snapshot_hunk() -> None:
+    before = "mode=DEBUG\nlevel=info\n"
+    after = "mode=RELEASE\nlevel=info\n"
+    assert compute_hunks("config.txt", before, after) == [
+        FileDiff("config.txt", "mode=DEBUG\nlevel=info", "mode=RELEASE\nlevel=info")
+    ]
+
+
+def test_scattered_changes_give_one_diff_per_hunk() -> None:
+    before = numbered(100)
+    after = [line.upper() if line in {"line 10", "line 50", "line 90"} else line for line in before]
+    hunks = compute_hunks("f", text(before), text(after))
+    assert len(hunks) == 3
+    assert [h.new_text.count("LINE") for h in hunks] == [1, 1, 1]
+
+
+@pytest.mark.parametrize(("gap", "count"), [(5, 1), (6, 1), (7, 2), (12, 2)])
+def test_hunks_merge_when_their_context_windows_touch(gap: int, count: int) -> None:
+    before = numbered(60)
+    after = before.copy()
+    after[20] = "A"
+    after[20 + gap + 1] = "B"  # `gap` unchanged lines between the two changes
+    assert len(compute_hunks("f", text(before), text(after))) == count
+
+
+def test_identical_texts_give_no_hunks() -> None:
+    assert compute_hunks("f", "same\n", "same\n") == []
+    assert compute_hunks("f", "", "") == []
+
+
+def test_insertion_into_empty_content_has_no_old_text() -> None:
+    assert compute_hunks("f", "", "a\nb\n") == [FileDiff("f", None, "a\nb")]
+
+
+def test_whole_deletion_has_empty_new_text() -> None:
+    assert compute_hunks("f", "a\nb\n", "") == [FileDiff("f", "a\nb", "")]
+
+
+def test_a_missing_final_newline_leaves_no_marker() -> None:
+    [hunk] = compute_hunks("f", "a\nb", "a\nc")
+    assert hunk == FileDiff("f", "a\nb", "a\nc")
+    assert "No newline" not in (hunk.old_text or "") + hunk.new_text
+    [added] = compute_hunks("f", "a\nb", "a\nb\n")
+    assert "\\" not in added.new_text
+
+
+def test_split_lines_splits_on_newline_only() -> None:
+    assert split_lines("a\r\nb\x0cc\u2028d\ne") == ["a\r\n", "b\x0cc\u2028d\n", "e"]
+    assert split_lines("") == []
+    assert split_lines("x\n") == ["x\n"]
+
+
+# --- large files: the algorithm must not go quadratic on repeated lines ----------------------
+
+
+def code_like(n: int) -> list[str]:
+    """Lines like a source file: mostly unique, with many repeated `}` and blank lines."""
+    return [
+        "}" if i % 5 == 0 else "" if i % 7 == 0 else f"    x{i} = foo(bar[{i}])" for i in range(n)
+    ]
+
+
+def test_replace_all_on_a_10000_line_file() -> None:
+    before = code_like(10_000)
+    after = [line.replace("foo", "baz") for line in before]
+    hunks = compute_hunks("big.py", text(before), text(after))
+    assert hunks  # every 5th line is unchanged, so it all merges into few large hunks
+    assert sum(h.new_text.count("baz") for h in hunks) == sum("foo" in line for line in before)
+
+
+def test_scattered_edits_on_a_10000_line_file() -> None:
+    before = code_like(10_000)
+    after = [f"changed {i}" if i % 50 == 1 else line for i, line in enumerate(before)]
+    hunks = compute_hunks("big.py", text(before), text(after))
+    assert len(hunks) == 200
+    assert all(h.new_text.count("changed") == 1 for h in hunks)
+
+
+def test_many_repeated_lines_with_sparse_edits() -> None:
+    before = ["}"] * 10_000
+    after = before.copy()
+    for i in range(0, 10_000, 37):
+        after[i] = "x"
+    hunks = compute_hunks("braces", text(before), text(after))
+    assert sum(h.new_text.count("x") for h in hunks) == len(range(0, 10_000, 37))
+
+
+def test_unrelated_10000_line_files() -> None:
+    before = [str(i % 97) for i in range(10_000)]
+    after = [str(i % 89) for i in range(10_000)]
+    hunks = compute_hunks("f", text(before), text(after))
+    assert hunks
+
+
+# --- the opcodes are always a correct edit script --------------------------------------------
+
+
+def apply(old: list[str], new: list[str], ops: list[tuple[str, int, int, int, int]]) -> list[str]:
+    out: list[str] = []
+    i = j = 0
+    for tag, i1, i2, j1, j2 in ops:
+        assert (i1, j1) == (i, j)
+        if tag == "equal":
+            assert old[i1:i2] == new[j1:j2]
+        out.extend(new[j1:j2])
+        i, j = i2, j2
+    assert (i, j) == (len(old), len(new))
+    return out
+
+
+lines = st.lists(st.sampled_from(["a", "b", "c", "}", "", "x"]), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=lines, new=lines)
+def test_opcodes_rebuild_the_new_text(old: list[str], new: list[str]) -> None:
+    assert apply(old, new, line_opcodes(old, new)) == new
+
+
+@settings(max_examples=200, deadline=None)
+@given(old=lines, new=lines)
+def test_hunks_cover_every_change(old: list[str], new: list[str]) -> None:
+    before, after = text(old) if old else "", text(new) if new else ""
+    hunks = compute_hunks("f", before, after)
+    assert (hunks == []) == (before == after)
+    for hunk in hunks:
+        assert (hunk.old_text or "") in before.removesuffix("\n")
+        assert hunk.new_text in after.removesuffix("\n")
+
+
+# --- the meta channel ------------------------------------------------------------------------
+
+
+def test_meta_round_trip() -> None:
+    diffs = [FileDiff("a", None, "x"), FileDiff("b", "old", "new")]
+    meta = diffs_to_meta(diffs)
+    assert meta == {
+        "diffs": [
+            {"path": "a", "oldText": None, "newText": "x"},
+            {"path": "b", "oldText": "old", "newText": "new"},
+        ]
+    }
+    assert diffs_from_meta(meta) == tuple(diffs)
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,
+        "diffs",
+        [],
+        {},
+        {"diffs": []},
+        {"diffs": "x"},
+        {"diffs": [1]},
+        {"diffs": [{"path": "a"}]},
+        {"diffs": [{"path": 1, "oldText": None, "newText": "x"}]},
+        {"diffs": [{"path": "a", "oldText": 3, "newText": "x"}]},
+        {"diffs": [{"path": "a", "oldText": None, "newText": None}]},
+        {"diffs": [{"path": "a", "oldText": None, "newText": "x"}, "junk"]},
+    ],
+)
+def test_malformed_meta_is_rejected_without_raising(meta: JsonValue) -> None:
+    assert diffs_from_meta(meta) is None
