@@ -1,0 +1,1 @@
+"""Scenario files bundled with dsh-agent (a package so the JSON files ship in wheels)."""
