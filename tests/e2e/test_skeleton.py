@@ -1,0 +1,112 @@
+"""dsh-tui against a real dsh-agent subprocess over stdio, driven as a user would."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from textual.widgets import Input
+
+from support import AGENT_COMMAND, wait_until
+from tui.app import AppConfig, DshApp
+from tui.widgets.failure import AgentFailedScreen
+from tui.widgets.messages import AgentMessage, UserMessage
+
+
+def make_app(tmp_path: Path, command: str = AGENT_COMMAND, terminal: bool = True) -> DshApp:
+    workspace = tmp_path / "work"
+    workspace.mkdir(exist_ok=True)
+    return DshApp(AppConfig(command, workspace, terminal, log_dir=tmp_path / "logs"))
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is already dead; only a reaped or running process matters here.
+    status = Path(f"/proc/{pid}/status")
+    return status.exists() and "State:\tZ" not in status.read_text()
+
+
+async def test_prompt_streams_reply_and_quit_reaps_agent(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        session = app.session
+        assert session is not None
+        assert session.init.agent_info is not None
+        assert session.init.agent_info.name == "dsh-agent"
+        header = str(app.query_one("#header").render())
+        assert "dsh-agent 0.1.0" in header and "ACP v1" in header
+
+        prompt = app.query_one("#prompt", Input)
+        prompt.value = "please echo this"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        reply = app.query_one(AgentMessage)
+        await wait_until(pilot, lambda: not reply.is_streaming)
+        assert "please echo this" in reply.source
+        assert "offline mode" in reply.source
+        assert app.query_one(UserMessage).render().plain == "› please echo this"  # type: ignore[union-attr]
+
+        pid = session.process.pid
+        await app.action_quit()
+    assert not alive(pid)
+
+
+async def test_agent_that_dies_at_start_shows_failure_screen(tmp_path: Path) -> None:
+    script = "echo 'fatal: no model for you' >&2; exit 7"
+    app = make_app(tmp_path, shlex.join(["sh", "-c", script]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
+        failure = app.failure
+        assert failure is not None
+        assert failure.exit_code == 7
+        assert "fatal: no model for you" in failure.stderr_tail
+        shown = str(app.screen.query_one("#failure").render())
+        assert "fatal: no model for you" in shown
+        assert "exit     7" in shown
+        assert "sh -c" in shown
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not app.is_running)
+
+
+async def test_missing_agent_executable_is_reported(tmp_path: Path) -> None:
+    app = make_app(tmp_path, "no-such-agent-binary --flag")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
+        assert app.failure is not None
+        assert "could not start the agent" in app.failure.reason
+        assert "no-such-agent-binary" in app.failure.reason
+
+
+async def test_retry_after_failure_starts_the_agent_again(tmp_path: Path) -> None:
+    marker = tmp_path / "first-run-done"
+    # Fails the first time, then execs the real agent.
+    script = f"if [ -e {marker} ]; then exec {AGENT_COMMAND}; fi; touch {marker}; exit 3"
+    app = make_app(tmp_path, shlex.join(["sh", "-c", script]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.session is not None)
+        await app.action_quit()
+
+
+async def test_escape_cancels_a_running_turn(tmp_path: Path) -> None:
+    """A slow agent: Esc must reach it while the prompt is in flight (no frozen handler)."""
+    slow_agent = Path(__file__).with_name("slow_agent.py")
+    app = make_app(tmp_path, shlex.join([sys.executable, str(slow_agent)]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        app.query_one("#prompt", Input).value = "take your time"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.turn_running)
+        await wait_until(pilot, lambda: bool(app.query(AgentMessage)))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        notices = [str(n.render()) for n in app.query("Notice")]
+        assert "turn ended: cancelled" in notices
+        await app.action_quit()

@@ -1,0 +1,27 @@
+"""The app after one exchange with the real dsh-agent: header, prompt echo and reply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+
+from support import AGENT_COMMAND, wait_until
+from tui.app import AppConfig, DshApp
+from tui.widgets.messages import AgentMessage
+
+
+def test_one_exchange(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
+    """You should see the header (dsh-agent 0.1.0, ACP v1), the prompt and the offline reply."""
+    app = DshApp(AppConfig(AGENT_COMMAND, snapshot_workspace, True, log_dir=tmp_path))
+
+    async def exchange(pilot: Any) -> None:
+        await wait_until(pilot, lambda: app.session is not None)
+        app.query_one("#prompt", Input).value = "hello **agent**"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=exchange)

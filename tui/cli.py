@@ -1,0 +1,70 @@
+"""Command line of dsh-tui."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from tui import __version__
+from tui.agent_log import default_log_dir
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dsh-tui",
+        description="A terminal client for the Agent Client Protocol (ACP).",
+    )
+    parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
+    parser.add_argument(
+        "--agent",
+        metavar="CMD",
+        default=os.environ.get("DSH_AGENT", "dsh-agent"),
+        help='the ACP agent to run, as one shell-quoted string, e.g. --agent "dsh-agent '
+        '--log-level DEBUG" (default: dsh-agent, or $DSH_AGENT)',
+    )
+    parser.add_argument(
+        "--cwd",
+        type=Path,
+        default=Path.cwd(),
+        help="the workspace: the agent's working directory and the session cwd "
+        "(default: the current directory)",
+    )
+    parser.add_argument(
+        "--terminal",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="advertise the terminal capability (clientCapabilities.terminal and "
+        "_meta.terminal_output); --no-terminal exercises the agent's console fallback",
+    )
+    parser.add_argument(
+        "--log-dir",
+        type=Path,
+        default=None,
+        help=f"where the agent's stderr and dsh-tui's own log go (default: {default_log_dir()})",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    cwd = args.cwd.expanduser().resolve()
+    if not cwd.is_dir():
+        raise SystemExit(f"dsh-tui: --cwd {cwd} is not a directory")
+    log_dir = args.log_dir or default_log_dir()
+    log_dir.mkdir(parents=True, exist_ok=True)
+    # Logging goes to a file: a handler on the real stderr would paint over the screen.
+    logging.basicConfig(
+        filename=log_dir / "dsh-tui.log",
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    from tui.app import AppConfig, DshApp
+
+    DshApp(AppConfig(args.agent, cwd, args.terminal, log_dir)).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+"""The conversation model: ordered entries, messages merged by kind, tool calls upserted by id.
+
+Pure Python, no Textual: every ACP update becomes a list of small change records that the
+view applies to exactly the widget concerned. Nothing here knows whether an update is
+live or replayed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    AudioContentBlock,
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    PlanEntry,
+    ResourceContentBlock,
+    SessionInfoUpdate,
+    TextContentBlock,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    UsageUpdate,
+    UserMessageChunk,
+)
+
+log = logging.getLogger(__name__)
+
+Role = Literal["user", "agent", "thought"]
+ContentBlock = (
+    TextContentBlock
+    | ImageContentBlock
+    | AudioContentBlock
+    | ResourceContentBlock
+    | EmbeddedResourceContentBlock
+)
+
+
+@dataclass(eq=False)
+class MessageEntry:
+    role: Role
+    text: str = ""
+
+
+@dataclass(eq=False)
+class TerminalState:
+    """A display terminal (the `_meta.terminal_*` convention) inside one tool call."""
+
+    terminal_id: str
+    cwd: str | None = None
+    output: list[str] = field(default_factory=list)
+    exit_code: int | None = None
+    signal: str | None = None
+    exited: bool = False
+
+
+@dataclass(eq=False)
+class ToolCallEntry:
+    tool_call_id: str
+    title: str = ""
+    kind: str = "other"
+    status: str = "pending"
+    content: list[Any] = field(default_factory=list)
+    locations: list[ToolCallLocation] = field(default_factory=list)
+    raw_input: Any = None
+    raw_output: Any = None
+    terminal: TerminalState | None = None
+
+
+@dataclass(eq=False)
+class NoticeEntry:
+    text: str
+    level: Literal["info", "warning", "error"] = "info"
+
+
+Entry = MessageEntry | ToolCallEntry | NoticeEntry
+
+
+@dataclass(frozen=True)
+class EntryAdded:
+    entry: Entry
+
+
+@dataclass(frozen=True)
+class TextAppended:
+    entry: MessageEntry
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallChanged:
+    entry: ToolCallEntry
+    fields: frozenset[str]
+
+
+@dataclass(frozen=True)
+class TerminalOutput:
+    entry: ToolCallEntry
+    data: str
+
+
+@dataclass(frozen=True)
+class SessionChanged:
+    """Plan, title, usage, mode, commands or config options: the chrome around the transcript."""
+
+    what: Literal["plan", "title", "usage", "mode", "commands", "config"]
+
+
+Change = EntryAdded | TextAppended | ToolCallChanged | TerminalOutput | SessionChanged
+
+TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "raw_input", "raw_output")
+
+
+def block_text(block: ContentBlock) -> str:
+    """Message text for a content block; non-text blocks get a short readable placeholder."""
+    if isinstance(block, TextContentBlock):
+        return block.text
+    if isinstance(block, ImageContentBlock):
+        return f"[image {block.mime_type}, {len(block.data) * 3 // 4} bytes]"
+    if isinstance(block, AudioContentBlock):
+        return f"[audio {block.mime_type}]"
+    if isinstance(block, ResourceContentBlock):
+        return f"[{block.name}]({block.uri})"
+    return f"[resource {block.resource.uri}]"
+
+
+class Conversation:
+    """Everything one session has shown, in order, plus the session chrome."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.tool_calls: dict[str, ToolCallEntry] = {}
+        self.plan: list[PlanEntry] = []
+        self.title: str | None = None
+        self.usage: UsageUpdate | None = None
+        self.mode_id: str | None = None
+        self.commands: list[AvailableCommand] = []
+        self.config_options: list[Any] = []
+
+    def add(self, entry: Entry) -> list[Change]:
+        self.entries.append(entry)
+        return [EntryAdded(entry)]
+
+    def notice(
+        self, text: str, level: Literal["info", "warning", "error"] = "info"
+    ) -> list[Change]:
+        return self.add(NoticeEntry(text, level))
+
+    def add_prompt(self, text: str) -> list[Change]:
+        """A prompt the user typed always opens its own block, even after another prompt."""
+        return self.add(MessageEntry("user", text))
+
+    def append_text(self, role: Role, text: str) -> list[Change]:
+        """Chunks merge into the current block of their kind; another kind starts a new block."""
+        last = self.entries[-1] if self.entries else None
+        if isinstance(last, MessageEntry) and last.role == role:
+            last.text += text
+            return [TextAppended(last, text)]
+        entry = MessageEntry(role, text)
+        return self.add(entry)
+
+    def apply(self, update: Any) -> list[Change]:
+        """Apply one `session/update`; unknown kinds become a note instead of an error."""
+        match update:
+            case UserMessageChunk(content=block):
+                return self.append_text("user", block_text(block))
+            case AgentMessageChunk(content=block):
+                return self.append_text("agent", block_text(block))
+            case AgentThoughtChunk(content=block):
+                return self.append_text("thought", block_text(block))
+            case ToolCallStart() | ToolCallProgress():
+                return self.upsert_tool_call(update)
+            case AgentPlanUpdate(entries=entries):
+                self.plan = list(entries)
+                return [SessionChanged("plan")]
+            case SessionInfoUpdate():
+                if "title" in update.model_fields_set:
+                    self.title = update.title
+                return [SessionChanged("title")]
+            case UsageUpdate():
+                self.usage = update
+                return [SessionChanged("usage")]
+            case CurrentModeUpdate(current_mode_id=mode_id):
+                self.mode_id = mode_id
+                return [SessionChanged("mode")]
+            case AvailableCommandsUpdate(available_commands=commands):
+                self.commands = list(commands)
+                return [SessionChanged("commands")]
+            case ConfigOptionUpdate(config_options=options):
+                self.config_options = list(options)
+                return [SessionChanged("config")]
+        kind = getattr(update, "session_update", type(update).__name__)
+        log.warning("unsupported session update: %r", kind)
+        return self.notice(f"unsupported update: {kind}", "warning")
+
+    def upsert_tool_call(self, update: ToolCallStart | ToolCallProgress) -> list[Change]:
+        """Set only the fields the update carries; content and locations replace wholesale.
+
+        An update for an id never seen creates the card, so a late or reordered update is
+        shown rather than lost.
+        """
+        changes: list[Change] = []
+        entry = self.tool_calls.get(update.tool_call_id)
+        if entry is None:
+            entry = ToolCallEntry(update.tool_call_id)
+            self.tool_calls[entry.tool_call_id] = entry
+            changes += self.add(entry)
+        carried = update.model_fields_set
+        changed: set[str] = set()
+        for name in TOOL_FIELDS:
+            if name not in carried:
+                continue
+            value = getattr(update, name)
+            if name in ("content", "locations"):
+                value = list(value or [])
+            elif value is None and name in ("title", "kind", "status"):
+                continue
+            setattr(entry, name, value)
+            changed.add(name)
+        changes += self._apply_terminal_meta(entry, update.field_meta or {}, changed)
+        if changed:
+            changes.append(ToolCallChanged(entry, frozenset(changed)))
+        return changes
+
+    def _apply_terminal_meta(
+        self, entry: ToolCallEntry, meta: dict[str, Any], changed: set[str]
+    ) -> list[Change]:
+        changes: list[Change] = []
+        info = meta.get("terminal_info")
+        if isinstance(info, dict) and isinstance(info.get("terminal_id"), str):
+            if entry.terminal is None or entry.terminal.terminal_id != info["terminal_id"]:
+                entry.terminal = TerminalState(info["terminal_id"])
+            cwd = info.get("cwd")
+            entry.terminal.cwd = cwd if isinstance(cwd, str) else None
+            changed.add("terminal")
+        output = meta.get("terminal_output")
+        if isinstance(output, dict) and isinstance(output.get("data"), str):
+            terminal = self._terminal_for(entry, output.get("terminal_id"))
+            terminal.output.append(output["data"])
+            changes.append(TerminalOutput(entry, output["data"]))
+        exit_info = meta.get("terminal_exit")
+        if isinstance(exit_info, dict):
+            terminal = self._terminal_for(entry, exit_info.get("terminal_id"))
+            code = exit_info.get("exit_code")
+            sig = exit_info.get("signal")
+            terminal.exit_code = code if isinstance(code, int) else None
+            terminal.signal = sig if isinstance(sig, str) else None
+            terminal.exited = True
+            changed.add("terminal")
+        return changes
+
+    @staticmethod
+    def _terminal_for(entry: ToolCallEntry, terminal_id: object) -> TerminalState:
+        """Output may arrive before the terminal_info that names it: create the pane then."""
+        if entry.terminal is None:
+            entry.terminal = TerminalState(
+                terminal_id if isinstance(terminal_id, str) else entry.tool_call_id
+            )
+        return entry.terminal

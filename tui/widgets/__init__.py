@@ -1,0 +1,1 @@
+"""One widget per module; each owns its DEFAULT_CSS."""

@@ -1,0 +1,59 @@
+"""The screen shown when the agent cannot start or dies: what ran, how it ended, its last words."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from tui.connection import AgentFailed
+from tui.textsafe import clean_text
+
+
+def failure_text(failure: AgentFailed) -> Text:
+    exit_text = "still running" if failure.exit_code is None else str(failure.exit_code)
+    if failure.exit_code is not None and failure.exit_code < 0:
+        exit_text = f"killed by signal {-failure.exit_code}"
+    text = Text()
+    text.append("The agent failed\n\n", style="bold red")
+    text.append(clean_text(failure.reason) + "\n\n")
+    text.append("command  ", style="bold")
+    text.append(clean_text(failure.spec.command_line) + "\n")
+    text.append("exit     ", style="bold")
+    text.append(exit_text + "\n")
+    text.append("log      ", style="bold")
+    text.append(str(failure.spec.log_path) + "\n\n")
+    text.append("stderr (last lines)\n", style="bold")
+    text.append(clean_text(failure.stderr_tail) or "(empty)", style="dim")
+    return text
+
+
+class AgentFailedScreen(Screen[str]):
+    """Dismisses with "retry" or "quit"."""
+
+    BINDINGS = [
+        Binding("r", "retry", "Retry"),
+        Binding("q,ctrl+q", "quit_app", "Quit"),
+    ]
+    DEFAULT_CSS = """
+    AgentFailedScreen > VerticalScroll { padding: 1 2; }
+    AgentFailedScreen #failure { width: 1fr; }
+    """
+
+    def __init__(self, failure: AgentFailed) -> None:
+        super().__init__()
+        self.failure = failure
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(failure_text(self.failure), id="failure")
+        yield Footer()
+
+    def action_retry(self) -> None:
+        self.dismiss("retry")
+
+    def action_quit_app(self) -> None:
+        self.dismiss("quit")

@@ -1,0 +1,111 @@
+"""Transcript blocks for user prompts, streamed agent Markdown, and thoughts."""
+
+from __future__ import annotations
+
+from textual.widgets import Collapsible, Markdown, Static
+
+from tui.textsafe import clean_text
+
+
+class StreamingMarkdown(Markdown):
+    """Markdown that batches streamed chunks: one re-render per flush, never one per chunk."""
+
+    def __init__(self, text: str = "", **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self._pending: list[str] = [text] if text else []
+        self._flushing = False
+
+    def on_mount(self) -> None:
+        if self._pending:
+            self._schedule()
+
+    def add_text(self, text: str) -> None:
+        self._pending.append(text)
+        if self.is_mounted:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._flushing:
+            self._flushing = True
+            self.call_later(self._flush)
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                batch = clean_text("".join(self._pending))
+                self._pending.clear()
+                await self.append(batch)
+        finally:
+            self._flushing = False
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._flushing or bool(self._pending)
+
+
+class UserMessage(Static):
+    DEFAULT_CSS = """
+    UserMessage {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        color: $text;
+        background: $boost;
+        border-left: outer $primary;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(markup=False)
+        self._text = text
+        self._refresh_text()
+
+    def add_text(self, text: str) -> None:
+        self._text += text
+        self._refresh_text()
+
+    def _refresh_text(self) -> None:
+        self.update("› " + clean_text(self._text))
+
+
+class AgentMessage(StreamingMarkdown):
+    DEFAULT_CSS = """
+    AgentMessage {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        background: transparent;
+    }
+    AgentMessage > MarkdownBlock:last-child { margin-bottom: 0; }
+    """
+
+
+class ThoughtMessage(Collapsible):
+    """A thought: dim and collapsed, so reasoning is available without crowding the reply."""
+
+    DEFAULT_CSS = """
+    ThoughtMessage {
+        margin: 1 0 0 0;
+        padding: 0;
+        border: none;
+        background: transparent;
+        color: $text-muted;
+    }
+    ThoughtMessage StreamingMarkdown { color: $text-muted; background: transparent; }
+    """
+
+    def __init__(self, text: str) -> None:
+        self._body = StreamingMarkdown(text)
+        super().__init__(self._body, title="thought", collapsed=True)
+
+    def add_text(self, text: str) -> None:
+        self._body.add_text(text)
+
+
+class Notice(Static):
+    DEFAULT_CSS = """
+    Notice { margin: 1 0 0 0; padding: 0 1; color: $text-muted; }
+    Notice.-warning { color: $warning; }
+    Notice.-error { color: $error; }
+    """
+
+    def __init__(self, text: str, level: str) -> None:
+        super().__init__(clean_text(text), markup=False, classes=f"-{level}")
