@@ -265,6 +265,18 @@ async def _wait_exit(proc: asyncio.subprocess.Process) -> int:
     return proc.returncode
 
 
+def _close_transport(proc: asyncio.subprocess.Process) -> None:
+    """Close the pipes now, while the loop runs.
+
+    Exit is detected without `Process.wait()`, so asyncio would otherwise close the
+    transport from the garbage collector, possibly after the loop is gone ("Event loop is
+    closed"). asyncio has no public way to do this.
+    """
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
 _PENDING_KILLS: set[asyncio.Task[None]] = set()
 
 
@@ -359,6 +371,7 @@ async def run_command(
                 task.cancel()
         if flusher is not None:
             flusher.cancel()
+        _close_transport(proc)
     if live is not None:
         live.flush()
 
