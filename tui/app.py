@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acp.schema import (
-    DeniedOutcome,
     PermissionOption,
     RequestPermissionResponse,
     ToolCallUpdate,
@@ -26,10 +25,12 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from tui.agent_log import new_agent_log
 from tui.connection import AgentFailed, AgentSession, LaunchSpec, SessionUpdate, open_session
+from tui.permissions import PendingPermission
 from tui.state import Change, Conversation
 from tui.widgets.conversation import ConversationView
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.header import SessionHeader
+from tui.widgets.permission import PermissionPanel
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,7 @@ class DshApp(App[None]):
         self._prompts: asyncio.Queue[str] = asyncio.Queue()
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
+        self._permissions: list[PendingPermission] = []
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="header")
@@ -154,8 +156,13 @@ class DshApp(App[None]):
         log.error("agent failed: %s (exit %s)", failure.reason, failure.exit_code)
         self.failure = failure
         self.query_one("#prompt", Input).disabled = True
+        self.cancel_permissions()
+        self._apply(self.conversation.settle_unfinished())
         if self._quitting:
             return
+        self._apply(
+            self.conversation.notice(f"{failure.reason} (exit {failure.exit_code})", "error")
+        )
 
         def after(choice: str | None) -> None:
             if choice == "retry":
@@ -170,10 +177,43 @@ class DshApp(App[None]):
     def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
         self._apply(self.conversation.apply(update))
 
+    def on_unsupported(self, session_id: str, what: str) -> None:
+        self._apply(self.conversation.notice(f"unsupported {what} (not shown)", "warning"))
+
     async def ask_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> RequestPermissionResponse:
-        return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        """Queue the request; one panel at a time replaces the prompt until answered."""
+        request = PendingPermission(session_id, tool_call, options)
+        self._permissions.append(request)
+        if len(self._permissions) == 1:
+            self._show_permission(request)
+        try:
+            return await request.answer
+        finally:
+            self._permissions.remove(request)
+            self._close_permission(request)
+
+    def _show_permission(self, request: PendingPermission) -> None:
+        panel = PermissionPanel(request, self.config.cwd)
+        self.query_one("#prompt", Input).display = False
+        self.mount(panel, before=self.query_one(Footer))
+        panel.focus()
+
+    def _close_permission(self, request: PendingPermission) -> None:
+        for panel in self.query(PermissionPanel):
+            if panel.request is request:
+                panel.remove()
+        if self._permissions:
+            self._show_permission(self._permissions[0])
+        else:
+            prompt = self.query_one("#prompt", Input)
+            prompt.display = True
+            prompt.focus()
+
+    def cancel_permissions(self) -> None:
+        for request in list(self._permissions):
+            request.cancel()
 
     def _apply(self, changes: list[Change]) -> None:
         self.query_one(ConversationView).apply(changes)
@@ -192,6 +232,7 @@ class DshApp(App[None]):
         self._prompts.put_nowait(text)
 
     async def action_cancel_turn(self) -> None:
+        self.cancel_permissions()
         if self.session is not None and self.turn_running:
             await self.session.cancel()
 
@@ -210,6 +251,7 @@ class DshApp(App[None]):
 
     async def stop_agent(self) -> None:
         """Cancel the turn politely, then stop the connection worker and wait for its cleanup."""
+        self.cancel_permissions()
         if self.session is not None and self.turn_running:
             await self.session.cancel()
         worker = self._acp_worker

@@ -23,6 +23,7 @@ from acp import (
     spawn_agent_process,
     text_block,
 )
+from acp.connection import StreamDirection, StreamEvent
 from acp.core import ClientSideConnection
 from acp.schema import (
     AgentMessageChunk,
@@ -50,6 +51,7 @@ from acp.schema import (
     ReleaseTerminalResponse,
     RequestPermissionResponse,
     SessionInfoUpdate,
+    TerminalExitStatus,
     TerminalOutputResponse,
     ToolCallProgress,
     ToolCallStart,
@@ -62,6 +64,8 @@ from acp.schema import (
 
 from tui import __version__
 from tui.agent_log import read_tail
+from tui.fs import ConfinedFs, FsError, FsFileNotFoundError
+from tui.terminals import TerminalError, TerminalManager, UnknownTerminalError
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +95,8 @@ class ClientSink(Protocol):
 
     def on_session_update(self, session_id: str, update: SessionUpdate) -> None: ...
 
+    def on_unsupported(self, session_id: str, what: str) -> None: ...
+
     async def ask_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> RequestPermissionResponse: ...
@@ -104,13 +110,21 @@ class LaunchSpec:
     cwd: Path
     log_path: Path
     terminal: bool = True
+    allow_dirs: tuple[Path, ...] = ()
 
     @classmethod
-    def from_command(cls, command: str, cwd: Path, log_path: Path, terminal: bool) -> LaunchSpec:
+    def from_command(
+        cls,
+        command: str,
+        cwd: Path,
+        log_path: Path,
+        terminal: bool,
+        allow_dirs: tuple[Path, ...] = (),
+    ) -> LaunchSpec:
         argv = tuple(shlex.split(command))
         if not argv:
             raise ValueError("the agent command is empty")
-        return cls(argv, cwd, log_path, terminal)
+        return cls(argv, cwd, log_path, terminal, allow_dirs)
 
     @property
     def command_line(self) -> str:
@@ -133,17 +147,98 @@ class AgentFailed(Exception):
 def client_capabilities(terminal: bool) -> ClientCapabilities:
     """The spec's terminal flag and the `_meta.terminal_output` display convention go together."""
     return ClientCapabilities(
-        fs=FileSystemCapabilities(read_text_file=False, write_text_file=False),
+        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
         terminal=terminal,
         field_meta={"terminal_output": terminal},
     )
 
 
-class TuiClient(Client):
-    """The ACP client object. Methods the TUI does not offer answer method-not-found."""
+KNOWN_UPDATES = frozenset(
+    {
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "tool_call",
+        "tool_call_update",
+        "plan",
+        "available_commands_update",
+        "current_mode_update",
+        "config_option_update",
+        "session_info_update",
+        "usage_update",
+    }
+)
+KNOWN_TOOL_CONTENT = frozenset({"content", "diff", "terminal"})
+KNOWN_BLOCKS = frozenset({"text", "image", "audio", "resource_link", "resource"})
 
-    def __init__(self, sink: ClientSink) -> None:
+
+def unsupported_parts(message: dict[str, Any]) -> list[str]:
+    """What in a raw `session/update` the SDK would drop silently: unknown kinds and types.
+
+    The SDK validates before our handler runs and discards what it cannot parse, so this
+    looks at the raw message to tell the user something was not shown.
+    """
+    params = message.get("params")
+    update = params.get("update") if isinstance(params, dict) else None
+    if not isinstance(update, dict):
+        return ["malformed session/update"]
+    kind = update.get("sessionUpdate")
+    if kind not in KNOWN_UPDATES:
+        return [f"update kind {kind!r}"]
+    found: list[str] = []
+    content = update.get("content")
+    if kind in ("tool_call", "tool_call_update") and isinstance(content, list):
+        for item in content:
+            item_type = item.get("type") if isinstance(item, dict) else None
+            if item_type not in KNOWN_TOOL_CONTENT:
+                found.append(f"tool call content type {item_type!r}")
+            elif item_type == "content":
+                block = item.get("content")
+                block_type = block.get("type") if isinstance(block, dict) else None
+                if block_type not in KNOWN_BLOCKS:
+                    found.append(f"content block type {block_type!r}")
+    elif (
+        kind.endswith("_chunk")
+        and isinstance(content, dict)
+        and content.get("type") not in KNOWN_BLOCKS
+    ):
+        found.append(f"content block type {content.get('type')!r}")
+    return found
+
+
+def fs_error(error: FsError, path: str) -> RequestError:
+    if isinstance(error, FsFileNotFoundError):
+        return RequestError.resource_not_found(path)
+    return RequestError.invalid_params({"path": path, "reason": str(error)})
+
+
+def terminal_error(error: TerminalError, terminal_id: str | None = None) -> RequestError:
+    data: dict[str, Any] = {"reason": str(error)}
+    if terminal_id is not None:
+        data["terminalId"] = terminal_id
+    return RequestError.invalid_params(data)
+
+
+class TuiClient(Client):
+    """The ACP client object: updates go to the sink; fs and terminals are served here."""
+
+    def __init__(self, sink: ClientSink, fs: ConfinedFs, terminals: TerminalManager) -> None:
         self._sink = sink
+        self.fs = fs
+        self.terminals = terminals
+
+    def observe(self, event: StreamEvent) -> None:
+        """Runs synchronously before dispatch, so a note lands in order with the updates."""
+        message = event.message
+        if event.direction != StreamDirection.INCOMING or message.get("method") != "session/update":
+            return
+        problems = unsupported_parts(message)
+        if problems:
+            params = message.get("params")
+            session_id = params.get("sessionId") if isinstance(params, dict) else None
+            for problem in problems:
+                log.warning("unsupported %s", problem)
+                self._sink.on_unsupported(str(session_id), problem)
 
     async def session_update(self, session_id: str, update: SessionUpdate, **kwargs: Any) -> None:
         self._sink.on_session_update(session_id, update)
@@ -163,7 +258,11 @@ class TuiClient(Client):
     async def write_text_file(
         self, session_id: str, path: str, content: str, **kwargs: Any
     ) -> WriteTextFileResponse | None:
-        raise RequestError.method_not_found("fs/write_text_file")
+        try:
+            await asyncio.to_thread(self.fs.write_text, path, content)
+        except FsError as error:
+            raise fs_error(error, path) from error
+        return WriteTextFileResponse()
 
     async def read_text_file(
         self,
@@ -173,7 +272,11 @@ class TuiClient(Client):
         limit: int | None = None,
         **kwargs: Any,
     ) -> ReadTextFileResponse:
-        raise RequestError.method_not_found("fs/read_text_file")
+        try:
+            content = await asyncio.to_thread(self.fs.read_text, path, line, limit)
+        except FsError as error:
+            raise fs_error(error, path) from error
+        return ReadTextFileResponse(content=content)
 
     async def create_terminal(
         self,
@@ -185,27 +288,60 @@ class TuiClient(Client):
         output_byte_limit: int | None = None,
         **kwargs: Any,
     ) -> CreateTerminalResponse:
-        raise RequestError.method_not_found("terminal/create")
+        try:
+            terminal_id = await self.terminals.create(
+                command,
+                args,
+                {variable.name: variable.value for variable in env or []},
+                cwd,
+                output_byte_limit,
+            )
+        except (TerminalError, ValueError) as error:
+            raise RequestError.invalid_params({"command": command, "reason": str(error)}) from error
+        return CreateTerminalResponse(terminal_id=terminal_id)
 
     async def terminal_output(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> TerminalOutputResponse:
-        raise RequestError.method_not_found("terminal/output")
+        try:
+            output = self.terminals.output(terminal_id)
+        except UnknownTerminalError as error:
+            raise terminal_error(error, terminal_id) from error
+        status = output.exit_status
+        return TerminalOutputResponse(
+            output=output.output,
+            truncated=output.truncated,
+            exit_status=None
+            if status is None
+            else TerminalExitStatus(exit_code=status.exit_code, signal=status.signal),
+        )
 
     async def release_terminal(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> ReleaseTerminalResponse | None:
-        raise RequestError.method_not_found("terminal/release")
+        try:
+            await self.terminals.release(terminal_id)
+        except UnknownTerminalError as error:
+            raise terminal_error(error, terminal_id) from error
+        return ReleaseTerminalResponse()
 
     async def wait_for_terminal_exit(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> WaitForTerminalExitResponse:
-        raise RequestError.method_not_found("terminal/wait_for_exit")
+        try:
+            status = await self.terminals.wait_for_exit(terminal_id)
+        except UnknownTerminalError as error:
+            raise terminal_error(error, terminal_id) from error
+        return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
 
     async def kill_terminal(
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> KillTerminalResponse | None:
-        raise RequestError.method_not_found("terminal/kill")
+        try:
+            await self.terminals.kill(terminal_id)
+        except UnknownTerminalError as error:
+            raise terminal_error(error, terminal_id) from error
+        return KillTerminalResponse()
 
     async def create_elicitation(
         self, message: str, mode: ElicitationMode, **kwargs: Any
@@ -235,6 +371,7 @@ class AgentSession:
     init: InitializeResponse
     session: NewSessionResponse
     capabilities: ClientCapabilities
+    client: TuiClient
 
     @property
     def session_id(self) -> str:
@@ -302,10 +439,15 @@ def close_transport(process: asyncio.subprocess.Process) -> None:
 async def open_session(spec: LaunchSpec, sink: ClientSink) -> AsyncIterator[AgentSession]:
     """Spawn the agent, run initialize and session/new, and always reap the process on exit."""
     capabilities = client_capabilities(spec.terminal)
+    client = TuiClient(
+        sink,
+        ConfinedFs([spec.cwd, *spec.allow_dirs]),
+        TerminalManager(default_cwd=spec.cwd),
+    )
     with spec.log_path.open("ab") as stderr_file:
         try:
             spawner = spawn_agent_process(
-                TuiClient(sink),
+                client,
                 spec.argv[0],
                 *spec.argv[1:],
                 env=dict(os.environ),
@@ -315,6 +457,7 @@ async def open_session(spec: LaunchSpec, sink: ClientSink) -> AsyncIterator[Agen
                     "limit": STREAM_LIMIT_BYTES,
                     "shutdown_timeout": SHUTDOWN_TIMEOUT_S,
                 },
+                observers=[client.observe],
             )
             entered = spawner.__aenter__()
             conn, process = await entered
@@ -338,6 +481,9 @@ async def open_session(spec: LaunchSpec, sink: ClientSink) -> AsyncIterator[Agen
                 raise await describe_failure(
                     spec, process, f"the agent refused to start a session: {error}"
                 ) from error
-            yield AgentSession(spec, conn, process, init, session, capabilities)
+            yield AgentSession(spec, conn, process, init, session, capabilities, client)
         finally:
-            await close_agent(spawner, process)
+            try:
+                await close_agent(spawner, process)
+            finally:
+                await client.terminals.close_all()

@@ -202,6 +202,15 @@ class Conversation:
         log.warning("unsupported session update: %r", kind)
         return self.notice(f"unsupported update: {kind}", "warning")
 
+    def settle_unfinished(self) -> list[Change]:
+        """The agent is gone: calls still pending or running can no longer finish."""
+        changes: list[Change] = []
+        for entry in self.tool_calls.values():
+            if entry.status in ("pending", "in_progress"):
+                entry.status = "failed"
+                changes.append(ToolCallChanged(entry, frozenset({"status"})))
+        return changes
+
     def upsert_tool_call(self, update: ToolCallStart | ToolCallProgress) -> list[Change]:
         """Set only the fields the update carries; content and locations replace wholesale.
 

@@ -1,0 +1,176 @@
+"""A test ACP agent that plays a JSON script of raw protocol actions on each prompt.
+
+It sends exactly what the script says (unknown kinds and malformed content included), so
+client tests can exercise what no well-behaved agent sends. Usage: script_agent.py SCRIPT.json
+
+Script: {"agent_name": str?, "modes": {...}?, "prompts": [[ACTION, ...], ...]}; prompt k plays
+list k (the last list repeats). Actions:
+  {"update": {...}}                      a raw session/update "update" object
+  {"permission": {"toolCall": {...}, "options": [...]}}  then reports the outcome as a message
+  {"terminal": {"command": str, "args": [...]?, "toolCallId": str?}}  create, embed, wait, release
+  {"read": {"path": str, "line"?: int, "limit"?: int}} / {"write": {"path": str, "content": str}}
+  {"sleep": seconds}  {"exit": code}  {"stop": reason}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from typing import Any
+
+from acp import PROTOCOL_VERSION, InitializeResponse, NewSessionResponse, PromptResponse, run_agent
+from acp.exceptions import RequestError
+from acp.schema import AgentCapabilities, Implementation
+
+
+def message(session_id: str, text: str) -> dict[str, Any]:
+    return {
+        "sessionId": session_id,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": text},
+        },
+    }
+
+
+class ScriptAgent:
+    def __init__(self, script: dict[str, Any]) -> None:
+        self.script = script
+        self.turn = 0
+        self.cancelled = asyncio.Event()
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+        self.raw = conn._conn  # test-only: send exactly what the script says
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(),
+            agent_info=Implementation(
+                name=self.script.get("agent_name", "script-agent"), version="1"
+            ),
+        )
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        return NewSessionResponse.model_validate(
+            {
+                "sessionId": "s1",
+                **({"modes": self.script["modes"]} if "modes" in self.script else {}),
+            }
+        )
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        self.cancelled.set()
+
+    async def prompt(self, session_id: str, prompt: Any, **kwargs: Any) -> PromptResponse:
+        prompts = self.script["prompts"]
+        actions = prompts[min(self.turn, len(prompts) - 1)]
+        self.turn += 1
+        self.cancelled.clear()
+        for action in actions:
+            if self.cancelled.is_set():
+                return PromptResponse(stop_reason="cancelled")
+            stop = await self.play(session_id, action)
+            if stop:
+                return PromptResponse(stop_reason=stop)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def say(self, session_id: str, text: str) -> None:
+        await self.raw.send_notification("session/update", message(session_id, text))
+
+    async def play(self, sid: str, action: dict[str, Any]) -> str | None:
+        if "update" in action:
+            await self.raw.send_notification(
+                "session/update", {"sessionId": sid, "update": action["update"]}
+            )
+        elif "permission" in action:
+            params = {"sessionId": sid, **action["permission"]}
+            result = await self.raw.send_request("session/request_permission", params)
+            outcome = result["outcome"]
+            chosen = f"{outcome.get('outcome')} {outcome.get('optionId', '')}".strip()
+            await self.say(sid, f"permission outcome: {chosen}")
+        elif "terminal" in action:
+            spec = action["terminal"]
+            created = await self.raw.send_request(
+                "terminal/create",
+                {"sessionId": sid, "command": spec["command"], "args": spec.get("args", [])},
+            )
+            tid = created["terminalId"]
+            call_id = spec.get("toolCallId", "term-call")
+            await self.raw.send_notification(
+                "session/update",
+                {
+                    "sessionId": sid,
+                    "update": {
+                        "sessionUpdate": "tool_call",
+                        "toolCallId": call_id,
+                        "title": spec["command"],
+                        "kind": "execute",
+                        "status": "in_progress",
+                        "content": [{"type": "terminal", "terminalId": tid}],
+                    },
+                },
+            )
+            exited = await self.raw.send_request(
+                "terminal/wait_for_exit", {"sessionId": sid, "terminalId": tid}
+            )
+            output = await self.raw.send_request(
+                "terminal/output", {"sessionId": sid, "terminalId": tid}
+            )
+            await self.raw.send_request("terminal/release", {"sessionId": sid, "terminalId": tid})
+            status = "completed" if exited.get("exitCode") == 0 else "failed"
+            await self.raw.send_notification(
+                "session/update",
+                {
+                    "sessionId": sid,
+                    "update": {
+                        "sessionUpdate": "tool_call_update",
+                        "toolCallId": call_id,
+                        "status": status,
+                    },
+                },
+            )
+            await self.say(
+                sid,
+                f"terminal exit: {json.dumps(exited, sort_keys=True)} output: {output['output']!r}",
+            )
+        elif "read" in action:
+            try:
+                result = await self.raw.send_request(
+                    "fs/read_text_file", {"sessionId": sid, **action["read"]}
+                )
+                await self.say(sid, f"read: {result['content']!r}")
+            except RequestError as error:
+                await self.say(sid, f"read error {error.code}: {error.data}")
+        elif "write" in action:
+            try:
+                await self.raw.send_request(
+                    "fs/write_text_file", {"sessionId": sid, **action["write"]}
+                )
+                await self.say(sid, "write: ok")
+            except RequestError as error:
+                await self.say(sid, f"write error {error.code}: {error.data}")
+        elif "sleep" in action:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.cancelled.wait(), action["sleep"])
+        elif "exit" in action:
+            sys.stderr.write("script agent exiting on purpose\n")
+            sys.stderr.flush()
+            os._exit(action["exit"])
+        elif "stop" in action:
+            return str(action["stop"])
+        return None
+
+
+def main() -> None:
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        script = json.load(handle)
+    asyncio.run(run_agent(ScriptAgent(script)))  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""The client core against a scripted ACP agent: permissions, fs, terminals, bad input, crashes."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+
+from support import wait_until
+from tui.app import AppConfig, DshApp
+from tui.widgets.messages import AgentMessage, Notice
+from tui.widgets.permission import PermissionPanel
+from tui.widgets.tool_card import ToolCard
+
+SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
+OPTIONS = [
+    {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+    {"optionId": "always", "name": "Allow always", "kind": "allow_always"},
+    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+]
+EDIT_CALL = {
+    "toolCallId": "call-1",
+    "title": "Edit hello.py",
+    "kind": "edit",
+    "status": "pending",
+    "content": [{"type": "diff", "path": "/w/hello.py", "oldText": "hi\n", "newText": "hello\n"}],
+}
+
+
+def script_app(tmp_path: Path, script: dict[str, Any], **config: Any) -> DshApp:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    workspace = tmp_path / "work"
+    workspace.mkdir(exist_ok=True)
+    command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
+    return DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs", **config))
+
+
+async def send(app: DshApp, pilot: Any, text: str = "go") -> None:
+    await wait_until(pilot, lambda: app.session is not None)
+    app.query_one("#prompt", Input).value = text
+    done = app.turns_completed
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.turn_running or app.turns_completed > done)
+
+
+def replies(app: DshApp) -> str:
+    return "\n".join(m.source for m in app.query(AgentMessage))
+
+
+def notices(app: DshApp) -> list[str]:
+    return [str(n.render()) for n in app.query(Notice)]
+
+
+async def test_permission_keys_answer_with_the_agents_options(tmp_path: Path) -> None:
+    permission = {"permission": {"toolCall": EDIT_CALL, "options": OPTIONS}}
+    app = script_app(tmp_path, {"prompts": [[permission]]})
+    async with app.run_test(size=(100, 30)) as pilot:
+        for key, expected in (
+            ("a", "selected allow"),
+            ("A", "selected always"),
+            ("r", "selected reject"),
+        ):
+            await send(app, pilot)
+            await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+            panel = app.query_one(PermissionPanel)
+            assert "Edit hello.py" in str(panel.border_title)
+            assert not app.query_one("#prompt", Input).display
+            await pilot.press(key)
+            await wait_until(pilot, lambda: not app.turn_running)
+            assert f"permission outcome: {expected}" in replies(app)
+            assert not app.query(PermissionPanel)
+            assert app.query_one("#prompt", Input).display
+
+
+async def test_escape_on_permission_answers_cancelled(tmp_path: Path) -> None:
+    permission = {"permission": {"toolCall": EDIT_CALL, "options": OPTIONS}}
+    app = script_app(tmp_path, {"prompts": [[permission]]})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.turn_running)
+        assert "permission outcome: cancelled" in replies(app)
+
+
+async def test_unknown_kinds_and_content_types_become_notes(tmp_path: Path) -> None:
+    script = {
+        "prompts": [
+            [
+                {"update": {"sessionUpdate": "hologram_update", "beam": 1}},
+                {
+                    "update": {
+                        "sessionUpdate": "tool_call",
+                        "toolCallId": "t1",
+                        "title": "Odd content",
+                        "content": [{"type": "smell", "value": 1}],
+                    }
+                },
+                {
+                    "update": {
+                        "sessionUpdate": "tool_call_update",
+                        "toolCallId": "never-seen",
+                        "status": "completed",
+                        "title": "Late",
+                    }
+                },
+                {
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": "still \x1b]0;pwned\x07alive"},
+                    }
+                },
+            ]
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        shown = notices(app)
+        assert any("update kind 'hologram_update'" in n for n in shown)
+        assert any("tool call content type 'smell'" in n for n in shown)
+        cards = {card.entry.tool_call_id: card for card in app.query(ToolCard)}
+        assert set(cards) == {"t1", "never-seen"}
+        assert cards["never-seen"].entry.status == "completed"
+        reply = app.query_one(AgentMessage)
+        await wait_until(pilot, lambda: not reply.is_streaming)
+        assert "\x1b" not in reply.source and "still" in reply.source and "alive" in reply.source
+
+
+async def test_fs_is_confined_to_the_workspace(tmp_path: Path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("top secret\n")
+    work = tmp_path / "work"
+    script = {
+        "prompts": [
+            [
+                {"write": {"path": str(work / "notes" / "a.txt"), "content": "one\ntwo\nthree\n"}},
+                {"read": {"path": str(work / "notes" / "a.txt"), "line": 2, "limit": 1}},
+                {"read": {"path": str(outside)}},
+                {"write": {"path": str(outside), "content": "overwritten"}},
+            ]
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
+        text = replies(app)
+        assert "write: ok" in text
+        assert "read: 'two\\n'" in text
+        assert text.count("error -32602") == 2
+    assert (work / "notes" / "a.txt").read_text() == "one\ntwo\nthree\n"
+    assert outside.read_text() == "top secret\n"
+
+
+async def test_spec_terminal_runs_a_real_process(tmp_path: Path) -> None:
+    script = {"prompts": [[{"terminal": {"command": "printf 'hi\\n'; exit 3"}}]]}
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
+        text = replies(app)
+        assert 'terminal exit: {"exitCode": 3' in text
+        assert "output: 'hi\\n'" in text
+
+
+async def test_no_terminal_switch_turns_both_flags_off(tmp_path: Path) -> None:
+    app = script_app(tmp_path, {"prompts": [[]]}, terminal=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        assert app.session is not None
+        caps = app.session.capabilities
+        assert caps.terminal is False
+        assert caps.field_meta == {"terminal_output": False}
+
+
+async def test_agent_dying_mid_turn_settles_cards_and_offers_restart(tmp_path: Path) -> None:
+    script = {
+        "prompts": [
+            [
+                {
+                    "update": {
+                        "sessionUpdate": "tool_call",
+                        "toolCallId": "t1",
+                        "title": "Long job",
+                        "status": "in_progress",
+                    }
+                },
+                {"exit": 9},
+            ]
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.failure is not None)
+        assert app.failure is not None
+        assert app.failure.exit_code == 9
+        assert "script agent exiting on purpose" in app.failure.stderr_tail
+        card = app.query_one(ToolCard)
+        assert card.entry.status == "failed"

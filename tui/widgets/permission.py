@@ -1,0 +1,116 @@
+"""The inline permission prompt: the tool call, a preview of what it does, the agent's options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from acp.schema import ContentToolCallContent, FileEditToolCallContent, TerminalToolCallContent
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from tui.permissions import PendingPermission
+from tui.state import block_text
+from tui.textsafe import clean_text
+from tui.widgets.tool_card import KIND_ICONS, display_path
+
+PREVIEW_LINES = 8
+
+
+def preview_text(request: PendingPermission, cwd: Path) -> Text:
+    """At most PREVIEW_LINES lines of what the call carries: diffs first, else text or input."""
+    lines: list[tuple[str, str]] = []
+    for item in request.tool_call.content or []:
+        if isinstance(item, FileEditToolCallContent):
+            badge = " (new file)" if item.old_text is None else ""
+            lines.append((display_path(item.path, cwd) + badge, "bold"))
+            for old in (item.old_text or "").splitlines():
+                lines.append(("- " + old, "red"))
+            for new in item.new_text.splitlines():
+                lines.append(("+ " + new, "green"))
+        elif isinstance(item, ContentToolCallContent):
+            lines += [(line, "") for line in block_text(item.content).splitlines()]
+        elif isinstance(item, TerminalToolCallContent):
+            lines.append((f"terminal {item.terminal_id}", "dim"))
+    if not lines and request.tool_call.raw_input is not None:
+        lines.append((str(request.tool_call.raw_input), "dim"))
+    text = Text()
+    for line, style in lines[:PREVIEW_LINES]:
+        text.append(clean_text(line)[:500] + "\n", style=style)
+    if len(lines) > PREVIEW_LINES:
+        text.append(f"… {len(lines) - PREVIEW_LINES} more lines", style="dim italic")
+    text.rstrip()
+    return text or Text("(no preview)", style="dim")
+
+
+def has_diff(request: PendingPermission) -> bool:
+    return any(isinstance(i, FileEditToolCallContent) for i in request.tool_call.content or [])
+
+
+class PermissionPanel(Vertical, can_focus=True):
+    """Replaces the prompt while open. Keys pick the agent's options; Esc answers cancelled."""
+
+    DEFAULT_CSS = """
+    PermissionPanel {
+        dock: bottom;
+        height: auto;
+        max-height: 16;
+        margin: 0 0 1 0;
+        padding: 0 1;
+        border: round $warning;
+        border-title-color: $warning;
+        border-title-style: bold;
+    }
+    PermissionPanel > .preview { color: $text; height: auto; max-height: 9; }
+    PermissionPanel > .options { margin-top: 1; height: auto; }
+    """
+
+    BINDINGS = [("escape", "cancel_request", "Cancel")]
+
+    class ReviewRequested(Message):
+        def __init__(self, request: PendingPermission) -> None:
+            super().__init__()
+            self.request = request
+
+    def __init__(self, request: PendingPermission, cwd: Path) -> None:
+        super().__init__()
+        self.request = request
+        self.cwd = cwd
+        kind = request.tool_call.kind or "other"
+        title = clean_text(request.tool_call.title or request.tool_call.tool_call_id)
+        self.border_title = f"Permission · {KIND_ICONS.get(kind, '•')} {title}"
+
+    def compose(self) -> ComposeResult:
+        yield Static(preview_text(self.request, self.cwd), classes="preview")
+        yield Static(self.options_text(), classes="options")
+
+    def options_text(self) -> Text:
+        text = Text()
+        for key, option in self.request.keyed_options:
+            style = "green" if option.kind.startswith("allow") else "red"
+            text.append(f"[{key}] ", style=f"bold {style}")
+            text.append(clean_text(option.name) + "   ")
+        text.append("esc cancel", style="dim")
+        if has_diff(self.request):
+            text.append("   ⏎ full review", style="dim")
+        return text
+
+    def on_key(self, event: events.Key) -> None:
+        key = event.character if event.character and event.character.isprintable() else event.key
+        if event.key == "enter" and has_diff(self.request):
+            self.post_message(self.ReviewRequested(self.request))
+        else:
+            for option_key, option in self.request.keyed_options:
+                if key == option_key:
+                    self.request.choose(option.option_id)
+                    break
+            else:
+                return
+        event.stop()
+        event.prevent_default()
+
+    def action_cancel_request(self) -> None:
+        self.request.cancel()
