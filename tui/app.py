@@ -12,7 +12,10 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acp import RequestError
 from acp.schema import (
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
     PermissionOption,
     RequestPermissionResponse,
     ToolCallUpdate,
@@ -20,17 +23,23 @@ from acp.schema import (
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from tui.agent_log import new_agent_log
 from tui.connection import AgentFailed, AgentSession, LaunchSpec, SessionUpdate, open_session
 from tui.permissions import PendingPermission
-from tui.state import Change, Conversation
+from tui.state import Change, Conversation, SessionChanged
+from tui.widgets.capabilities import CapabilitiesScreen
+from tui.widgets.choice import ChoiceScreen
+from tui.widgets.command_menu import CommandMenu
 from tui.widgets.conversation import ConversationView
 from tui.widgets.failure import AgentFailedScreen
-from tui.widgets.header import SessionHeader
+from tui.widgets.header import HeaderInfo, SessionHeader
 from tui.widgets.permission import PermissionPanel
+from tui.widgets.plan import PlanView
+from tui.widgets.status import StatusLine
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +68,15 @@ class DshApp(App[None]):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+k", "capabilities", "Capabilities", priority=True),
+        Binding("shift+tab", "next_mode", "Mode", show=False, priority=True),
+        Binding("ctrl+l", "pick_model", "Model"),
+        Binding("tab", "complete_command", "Complete", show=False, priority=True),
     ]
     CSS = """
     Screen { layout: vertical; }
-    #prompt { dock: bottom; margin: 0 0 1 0; border: round $primary; }
+    #bottom { dock: bottom; height: auto; margin-bottom: 1; }
+    #prompt { border: round $primary; }
     #prompt:disabled { border: round $panel-lighten-2; }
     """
 
@@ -83,11 +97,22 @@ class DshApp(App[None]):
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="header")
         yield ConversationView(self.config.cwd, id="conversation")
-        yield Input(placeholder="Connecting to the agent…", id="prompt", disabled=True)
+        with Vertical(id="bottom"):
+            yield PlanView(id="plan")
+            yield CommandMenu(id="commands")
+            yield Input(placeholder="Connecting to the agent…", id="prompt", disabled=True)
+            yield StatusLine(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
         self.start_agent()
+        if self.animation_level != "none":
+            self._spinner_frame = 0
+            self.set_interval(0.1, self._tick_spinners)
+
+    def _tick_spinners(self) -> None:
+        self._spinner_frame += 1
+        self.query_one(ConversationView).tick_spinners(self._spinner_frame)
 
     # -- connection -------------------------------------------------------------------
 
@@ -139,18 +164,42 @@ class DshApp(App[None]):
             prompt.placeholder = "Message the agent"
 
     def _on_connected(self, session: AgentSession) -> None:
-        info = session.init.agent_info
-        self.query_one(SessionHeader).show_session(
-            info.name if info else "agent",
-            info.version if info else "",
-            session.init.protocol_version,
-            self.config.terminal,
-            workspace_label(self.config.cwd),
-        )
+        self.conversation.start_session(session.session.modes, session.session.config_options or [])
+        self.refresh_header()
         prompt = self.query_one("#prompt", Input)
         prompt.disabled = False
         prompt.placeholder = "Message the agent"
         prompt.focus()
+
+    def refresh_header(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        agent = session.init.agent_info
+        fs = session.capabilities.fs
+        self.query_one(SessionHeader).show_info(
+            HeaderInfo(
+                agent_name=agent.name if agent else "agent",
+                agent_version=agent.version if agent else "",
+                protocol_version=session.init.protocol_version,
+                terminal=bool(session.capabilities.terminal),
+                fs=bool(fs and fs.read_text_file),
+                workspace=workspace_label(self.config.cwd),
+                title=self.conversation.title,
+                mode=self.conversation.mode_name,
+                model=self.conversation.model_name,
+            )
+        )
+
+    def _on_session_changed(self, what: str) -> None:
+        if what == "plan":
+            self.query_one(PlanView).show_plan(self.conversation.plan)
+        elif what in ("title", "mode", "config"):
+            self.refresh_header()
+        elif what == "usage":
+            self.query_one(StatusLine).show_usage(self.conversation.usage)
+        elif what == "commands":
+            self.query_one(CommandMenu).commands = self.conversation.commands
 
     def _on_failed(self, failure: AgentFailed) -> None:
         log.error("agent failed: %s (exit %s)", failure.reason, failure.exit_code)
@@ -197,7 +246,7 @@ class DshApp(App[None]):
     def _show_permission(self, request: PendingPermission) -> None:
         panel = PermissionPanel(request, self.config.cwd)
         self.query_one("#prompt", Input).display = False
-        self.mount(panel, before=self.query_one(Footer))
+        self.query_one("#bottom").mount(panel, before=self.query_one("#prompt"))
         panel.focus()
 
     def _close_permission(self, request: PendingPermission) -> None:
@@ -217,6 +266,9 @@ class DshApp(App[None]):
 
     def _apply(self, changes: list[Change]) -> None:
         self.query_one(ConversationView).apply(changes)
+        for change in changes:
+            if isinstance(change, SessionChanged):
+                self._on_session_changed(change.what)
 
     # -- input and actions --------------------------------------------------------------
 
@@ -230,6 +282,92 @@ class DshApp(App[None]):
         event.input.value = ""
         self._apply(self.conversation.add_prompt(text))
         self._prompts.put_nowait(text)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "prompt":
+            self.query_one(CommandMenu).typed = event.value
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "complete_command":
+            return self.query_one(CommandMenu).completion() is not None
+        return True
+
+    def action_complete_command(self) -> None:
+        completion = self.query_one(CommandMenu).completion()
+        if completion is not None:
+            prompt = self.query_one("#prompt", Input)
+            prompt.value = completion
+            prompt.cursor_position = len(completion)
+
+    def action_capabilities(self) -> None:
+        if isinstance(self.screen, CapabilitiesScreen):
+            self.screen.dismiss()
+            return
+        session = self.session
+        if session is None:
+            self.notify("Not connected to an agent yet.")
+            return
+        self.push_screen(CapabilitiesScreen(session.capabilities, session.init, session.session))
+
+    def action_next_mode(self) -> None:
+        modes = self.conversation.modes
+        if self.session is None or not modes:
+            self.notify("This agent offers no modes.")
+            return
+        ids = [mode.id for mode in modes]
+        current = ids.index(self.conversation.mode_id) if self.conversation.mode_id in ids else -1
+        self.set_mode(ids[(current + 1) % len(ids)])
+
+    @work(group="settings")
+    async def set_mode(self, mode_id: str) -> None:
+        session = self.session
+        if session is None:
+            return
+        try:
+            await session.conn.set_session_mode(session_id=session.session_id, mode_id=mode_id)
+        except (RequestError, ConnectionError) as error:
+            self.notify(f"Could not switch mode: {error}", severity="error")
+            return
+        self._apply(
+            self.conversation.apply(
+                CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id)
+            )
+        )
+
+    def action_pick_model(self) -> None:
+        option = self.conversation.model_option()
+        if self.session is None or option is None or option.type != "select":
+            self.notify("This agent offers no model choice.")
+            return
+        choices = [
+            (item.value, item.name)
+            for choice in option.options
+            for item in getattr(choice, "options", [choice])
+        ]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self.set_config(option.id, value)
+
+        self.push_screen(ChoiceScreen("Model", choices, option.current_value), chosen)
+
+    @work(group="settings")
+    async def set_config(self, config_id: str, value: str) -> None:
+        session = self.session
+        if session is None:
+            return
+        try:
+            response = await session.conn.set_config_option(
+                config_id=config_id, session_id=session.session_id, value=value
+            )
+        except (RequestError, ConnectionError) as error:
+            self.notify(f"Could not change {config_id}: {error}", severity="error")
+            return
+        if response is not None:
+            update = ConfigOptionUpdate(
+                session_update="config_option_update", config_options=response.config_options
+            )
+            self._apply(self.conversation.apply(update))
 
     async def action_cancel_turn(self) -> None:
         self.cancel_permissions()

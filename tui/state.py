@@ -25,6 +25,8 @@ from acp.schema import (
     PlanEntry,
     ResourceContentBlock,
     SessionInfoUpdate,
+    SessionMode,
+    SessionModeState,
     TextContentBlock,
     ToolCallLocation,
     ToolCallProgress,
@@ -145,6 +147,39 @@ class Conversation:
         self.mode_id: str | None = None
         self.commands: list[AvailableCommand] = []
         self.config_options: list[Any] = []
+        self.modes: list[SessionMode] = []
+
+    def start_session(self, modes: SessionModeState | None, config_options: list[Any]) -> None:
+        """Modes and config options as the session/new (or load) response gave them."""
+        self.modes = list(modes.available_modes) if modes else []
+        self.mode_id = modes.current_mode_id if modes else None
+        self.config_options = list(config_options)
+
+    @property
+    def mode_name(self) -> str | None:
+        for mode in self.modes:
+            if mode.id == self.mode_id:
+                return mode.name
+        return self.mode_id
+
+    def model_option(self) -> Any | None:
+        """The config option that selects the model, by category, else by id."""
+        for option in self.config_options:
+            if getattr(option, "category", None) == "model" or getattr(option, "id", "") == "model":
+                return option
+        return None
+
+    @property
+    def model_name(self) -> str | None:
+        option = self.model_option()
+        if option is None or getattr(option, "type", "") != "select":
+            return None
+        current = option.current_value
+        for choice in option.options:
+            for item in getattr(choice, "options", [choice]):
+                if getattr(item, "value", None) == current:
+                    return str(item.name)
+        return str(current)
 
     def add(self, entry: Entry) -> list[Change]:
         self.entries.append(entry)

@@ -56,12 +56,20 @@ class ScriptAgent:
         )
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
-        return NewSessionResponse.model_validate(
-            {
-                "sessionId": "s1",
-                **({"modes": self.script["modes"]} if "modes" in self.script else {}),
-            }
-        )
+        extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
+        return NewSessionResponse.model_validate({"sessionId": "s1", **extra})
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
+        await self.say(session_id, f"mode set: {mode_id}")
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: Any, **kwargs: Any
+    ) -> dict[str, Any]:
+        options = self.script.get("configOptions", [])
+        for option in options:
+            if option["id"] == config_id:
+                option["currentValue"] = value
+        return {"configOptions": options}
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.cancelled.set()

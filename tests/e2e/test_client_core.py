@@ -207,3 +207,80 @@ async def test_agent_dying_mid_turn_settles_cards_and_offers_restart(tmp_path: P
         assert "script agent exiting on purpose" in app.failure.stderr_tail
         card = app.query_one(ToolCard)
         assert card.entry.status == "failed"
+
+
+SETTINGS_SCRIPT: dict[str, Any] = {
+    "modes": {
+        "currentModeId": "ask",
+        "availableModes": [{"id": "ask", "name": "Ask"}, {"id": "full", "name": "Full access"}],
+    },
+    "configOptions": [
+        {
+            "type": "select",
+            "id": "model",
+            "name": "Model",
+            "category": "model",
+            "currentValue": "offline",
+            "options": [
+                {"value": "offline", "name": "Offline"},
+                {"value": "deepseek-chat", "name": "DeepSeek Chat"},
+            ],
+        }
+    ],
+    "prompts": [
+        [
+            {
+                "update": {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": [
+                        {"name": "help", "description": "Show help"},
+                        {"name": "demo", "description": "Play the demo"},
+                    ],
+                }
+            },
+            {"update": {"sessionUpdate": "session_info_update", "title": "Greeting fix"}},
+            {"update": {"sessionUpdate": "usage_update", "used": 1200, "size": 64000}},
+        ]
+    ],
+}
+
+
+async def test_modes_models_title_usage_and_slash_commands(tmp_path: Path) -> None:
+    from tui.widgets.capabilities import CapabilitiesScreen
+    from tui.widgets.choice import ChoiceScreen
+    from tui.widgets.command_menu import CommandMenu
+    from tui.widgets.status import StatusLine
+
+    app = script_app(tmp_path, SETTINGS_SCRIPT)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        header = str(app.query_one("#header").render())
+        assert "mode: Ask" in header and "model: Offline" in header
+        assert "Greeting fix" in header
+        assert "1,200 / 64,000" in str(app.query_one(StatusLine).render())
+
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: app.conversation.mode_id == "full")
+        await wait_until(
+            pilot, lambda: "mode: Full access" in str(app.query_one("#header").render())
+        )
+
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("down", "enter")
+        await wait_until(
+            pilot, lambda: "model: DeepSeek Chat" in str(app.query_one("#header").render())
+        )
+
+        await pilot.press("slash", "d")
+        menu = app.query_one(CommandMenu)
+        assert [command.name for command in menu.matches()] == ["demo"]
+        await pilot.press("tab")
+        assert app.query_one("#prompt", Input).value == "/demo "
+        assert not menu.matches()
+
+        await pilot.press("ctrl+k")
+        await wait_until(pilot, lambda: isinstance(app.screen, CapabilitiesScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, CapabilitiesScreen))

@@ -70,3 +70,8 @@ class ConversationView(VerticalScroll):
 
     def widget_of(self, entry: object) -> Widget | None:
         return self._widgets.get(id(entry))
+
+    def tick_spinners(self, frame: int) -> None:
+        for widget in self._widgets.values():
+            if isinstance(widget, ToolCard) and widget.entry.status == "in_progress":
+                widget.tick(frame)

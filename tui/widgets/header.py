@@ -1,11 +1,54 @@
-"""The one-line header: who we talk to, which protocol, and what was negotiated."""
+"""The one-line header: who we talk to, which protocol, what was negotiated, mode and model."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import Static
 
 from tui.textsafe import clean_text
+
+
+@dataclass(frozen=True)
+class HeaderInfo:
+    agent_name: str
+    agent_version: str
+    protocol_version: int
+    terminal: bool
+    fs: bool
+    workspace: str
+    title: str | None = None
+    mode: str | None = None
+    model: str | None = None
+
+
+def flag(text: Text, name: str, on: bool) -> None:
+    text.append(f" {name} ")
+    text.append("✓" if on else "✗", style="green" if on else "red")
+
+
+def header_text(info: HeaderInfo) -> Text:
+    text = Text.assemble(
+        ("dsh-tui", "bold"),
+        " · ",
+        (clean_text(f"{info.agent_name} {info.agent_version}".strip()), "bold"),
+        f" · ACP v{info.protocol_version} ·",
+    )
+    flag(text, "terminal", info.terminal)
+    flag(text, "fs", info.fs)
+    if info.mode:
+        text.append(" · mode: ")
+        text.append(clean_text(info.mode), style="bold")
+    if info.model:
+        text.append(" · model: ")
+        text.append(clean_text(info.model), style="bold")
+    text.append(" · ")
+    text.append(clean_text(info.workspace), style="dim")
+    if info.title:
+        text.append(" · ")
+        text.append(clean_text(info.title).replace("\n", " "), style="italic")
+    return text
 
 
 class SessionHeader(Static):
@@ -24,26 +67,5 @@ class SessionHeader(Static):
             Text.assemble(("dsh-tui", "bold"), " · starting ", (clean_text(command), "dim"))
         )
 
-    def show_session(
-        self,
-        agent_name: str,
-        agent_version: str,
-        protocol_version: int,
-        terminal: bool,
-        workspace: str,
-        title: str | None = None,
-    ) -> None:
-        text = Text.assemble(
-            ("dsh-tui", "bold"),
-            " · ",
-            (clean_text(f"{agent_name} {agent_version}".strip()), "bold"),
-            f" · ACP v{protocol_version}",
-            " · terminal ",
-            ("✓", "green") if terminal else ("✗", "red"),
-            " · ",
-            (clean_text(workspace), "dim"),
-        )
-        if title:
-            text.append(" · ")
-            text.append(clean_text(title), style="italic")
-        self.update(text)
+    def show_info(self, info: HeaderInfo) -> None:
+        self.update(header_text(info))

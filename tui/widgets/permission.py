@@ -55,7 +55,6 @@ class PermissionPanel(Vertical, can_focus=True):
 
     DEFAULT_CSS = """
     PermissionPanel {
-        dock: bottom;
         height: auto;
         max-height: 16;
         margin: 0 0 1 0;

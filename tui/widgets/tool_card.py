@@ -12,6 +12,7 @@ from acp.schema import (
     TerminalToolCallContent,
 )
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -32,6 +33,7 @@ KIND_ICONS = {
     "switch_mode": "⇆",
     "other": "•",
 }
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 STATUS_LABELS = {
     "pending": ("◌ pending", "dim"),
     "in_progress": ("● running", "yellow"),
@@ -48,14 +50,20 @@ def display_path(path: str, cwd: Path) -> str:
         return path
 
 
-def header_text(entry: ToolCallEntry, cwd: Path) -> Text:
+def header_text(
+    entry: ToolCallEntry, cwd: Path, spinner_frame: int | None = None, collapsed: bool = False
+) -> Text:
     icon = KIND_ICONS.get(entry.kind, KIND_ICONS["other"])
     label, style = STATUS_LABELS.get(entry.status, (entry.status, ""))
+    if entry.status == "in_progress" and spinner_frame is not None:
+        label = f"{SPINNER[spinner_frame % len(SPINNER)]} running"
     text = Text.assemble(
         (f"{icon} ", "bold"), (clean_text(entry.title) or entry.tool_call_id, "bold")
     )
     text.append("  ")
     text.append(label, style=style)
+    if collapsed:
+        text.append("  ▸ collapsed", style="dim")
     if entry.locations:
         where = ", ".join(
             display_path(loc.path, cwd) + (f":{loc.line}" if loc.line else "")
@@ -103,12 +111,17 @@ class ToolCard(Vertical):
     ToolCard.-completed { border: round $success-darken-2; }
     ToolCard > .card-header { height: auto; }
     ToolCard > StreamingMarkdown { margin: 0; padding: 0; background: transparent; }
+    ToolCard > StreamingMarkdown MarkdownBlock { margin: 0; }
+    ToolCard > StreamingMarkdown MarkdownFence { margin: 0; }
+    ToolCard > StreamingMarkdown MarkdownFence > Label { padding: 0 1; }
+    ToolCard.-collapsed > StreamingMarkdown { display: none; }
     """
 
     def __init__(self, entry: ToolCallEntry, cwd: Path) -> None:
         super().__init__()
         self.entry = entry
         self.cwd = cwd
+        self.spinner_frame: int | None = None
         self._header = Static(header_text(entry, cwd), classes="card-header")
         self._body = StreamingMarkdown()
         self._body_source = ""
@@ -124,9 +137,27 @@ class ToolCard(Vertical):
         self.set_class(self.entry.status == "failed", "-failed")
         self.set_class(self.entry.status == "completed", "-completed")
         if fields & {"title", "kind", "status", "locations"}:
-            self._header.update(header_text(self.entry, self.cwd))
+            self._refresh_header()
         source = content_markdown(self.entry)
         if source != self._body_source:
             self._body_source = source
             self._body.update(clean_text(source))
         self._body.display = bool(source)
+
+    def _refresh_header(self) -> None:
+        collapsed = self.has_class("-collapsed")
+        self._header.update(header_text(self.entry, self.cwd, self.spinner_frame, collapsed))
+
+    def tick(self, frame: int) -> None:
+        """Advance the running spinner; called by one app-wide timer, never a timer per card."""
+        if self.entry.status == "in_progress":
+            self.spinner_frame = frame
+            self._refresh_header()
+
+    def toggle_collapsed(self) -> None:
+        self.toggle_class("-collapsed")
+        self._refresh_header()
+
+    def on_click(self, event: events.Click) -> None:
+        if event.widget is self._header:
+            self.toggle_collapsed()

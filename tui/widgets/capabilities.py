@@ -1,0 +1,104 @@
+"""The negotiation view: what the client advertised beside what the agent answered."""
+
+from __future__ import annotations
+
+from acp.schema import ClientCapabilities, InitializeResponse, NewSessionResponse
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui.capabilities import CapabilityRow, agent_rows, client_rows, consequences
+from tui.textsafe import clean_text
+
+
+def row_text(row: CapabilityRow) -> Text:
+    text = Text("  " * row.depth)
+    text.append(clean_text(row.name), style="bold" if row.depth == 0 else "")
+    if isinstance(row.value, bool):
+        text.append(" ")
+        text.append("✓" if row.value else "✗", style="green" if row.value else "red")
+    elif row.value:
+        text.append("  ")
+        text.append(clean_text(row.value), style="cyan")
+    return text
+
+
+def capabilities_table(
+    caps: ClientCapabilities, init: InitializeResponse, session: NewSessionResponse | None
+) -> Table:
+    table = Table(expand=True, show_edge=False, pad_edge=False, box=None)
+    table.add_column("Client advertised", ratio=1, header_style="bold")
+    table.add_column("Agent answered", ratio=1, header_style="bold")
+    left = [row_text(row) for row in client_rows(caps)]
+    right = [row_text(row) for row in agent_rows(init, session)]
+    for index in range(max(len(left), len(right))):
+        table.add_row(
+            left[index] if index < len(left) else "",
+            right[index] if index < len(right) else "",
+        )
+    return table
+
+
+def consequences_text(caps: ClientCapabilities, init: InitializeResponse) -> Text:
+    text = Text()
+    for line in consequences(caps, init):
+        text.append("→ ", style="bold")
+        text.append(line + "\n")
+    text.rstrip()
+    return text
+
+
+class CapabilitiesView(VerticalScroll):
+    """Both columns and what follows from them; used full-screen and in the demo."""
+
+    DEFAULT_CSS = """
+    CapabilitiesView { height: auto; padding: 0 1; }
+    CapabilitiesView > .consequences { margin-top: 1; color: $text-muted; }
+    """
+
+    def __init__(
+        self,
+        caps: ClientCapabilities,
+        init: InitializeResponse,
+        session: NewSessionResponse | None,
+        **kwargs: str,
+    ) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.caps = caps
+        self.init = init
+        self.session_response = session
+
+    def compose(self) -> ComposeResult:
+        yield Static(capabilities_table(self.caps, self.init, self.session_response))
+        yield Static(consequences_text(self.caps, self.init), classes="consequences")
+
+
+class CapabilitiesScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,ctrl+k,q", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    CapabilitiesScreen { align: center middle; }
+    CapabilitiesScreen > CapabilitiesView {
+        width: 90%;
+        max-width: 110;
+        max-height: 90%;
+        border: round $accent;
+        border-title-style: bold;
+        background: $surface;
+        padding: 1 2;
+    }
+    """
+
+    def __init__(
+        self, caps: ClientCapabilities, init: InitializeResponse, session: NewSessionResponse | None
+    ) -> None:
+        super().__init__()
+        self.view = CapabilitiesView(caps, init, session)
+        self.view.border_title = "ACP capability negotiation"
+        self.view.border_subtitle = "esc close"
+
+    def compose(self) -> ComposeResult:
+        yield self.view

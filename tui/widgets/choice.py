@@ -1,0 +1,49 @@
+"""A small picker: one choice from a list, dismissed with its value (or None on Esc)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui.textsafe import clean_text
+
+
+class ChoiceScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "dismiss_none", "Close")]
+    DEFAULT_CSS = """
+    ChoiceScreen { align: center middle; }
+    ChoiceScreen > OptionList {
+        width: 60;
+        max-height: 20;
+        border: round $accent;
+        border-title-style: bold;
+        background: $surface;
+    }
+    """
+
+    def __init__(self, title: str, choices: list[tuple[str, str]], current: str | None) -> None:
+        super().__init__()
+        self.choices = choices
+        self.current = current
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        options = [
+            Option(("● " if value == self.current else "  ") + clean_text(label), id=value)
+            for value, label in self.choices
+        ]
+        menu = OptionList(*options)
+        menu.border_title = self.title_text
+        values = [value for value, _ in self.choices]
+        if self.current in values:
+            menu.highlighted = values.index(self.current)
+        yield menu
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
