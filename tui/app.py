@@ -18,6 +18,7 @@ from acp.schema import (
     CurrentModeUpdate,
     PermissionOption,
     RequestPermissionResponse,
+    SessionInfo,
     ToolCallUpdate,
 )
 from textual import work
@@ -28,7 +29,14 @@ from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from tui.agent_log import new_agent_log
-from tui.connection import AgentFailed, AgentSession, LaunchSpec, SessionUpdate, open_session
+from tui.connection import (
+    AgentFailed,
+    AgentSession,
+    LaunchSpec,
+    SessionUpdate,
+    can_load,
+    open_session,
+)
 from tui.permissions import PendingPermission
 from tui.state import Change, Conversation, SessionChanged
 from tui.widgets.capabilities import CapabilitiesScreen
@@ -53,6 +61,14 @@ class AppConfig:
     terminal: bool = True
     log_dir: Path | None = None
     theme: str = "textual-dark"
+    allow_dirs: tuple[Path, ...] = ()
+    resume: str | None = None  # None: new session; "": pick from the list; else a session id
+
+
+def session_label(info: SessionInfo) -> str:
+    title = info.title or "(untitled)"
+    when = (info.updated_at or "")[:16].replace("T", " ")
+    return f"{title}  ·  {when}" if when else title
 
 
 def workspace_label(cwd: Path) -> str:
@@ -71,6 +87,7 @@ class DshApp(App[None]):
         Binding("ctrl+k", "capabilities", "Capabilities", priority=True),
         Binding("shift+tab", "next_mode", "Mode", show=False, priority=True),
         Binding("ctrl+l", "pick_model", "Model"),
+        Binding("ctrl+r", "resume", "Resume"),
         Binding("tab", "complete_command", "Complete", show=False, priority=True),
     ]
     CSS = """
@@ -93,6 +110,9 @@ class DshApp(App[None]):
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
         self._permissions: list[PendingPermission] = []
+        self._resume: str | None = None
+        self._last_session_id: str | None = None
+        self._agent_can_load = False
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="header")
@@ -105,7 +125,7 @@ class DshApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.start_agent()
+        self.start_agent(self.config.resume)
         if self.animation_level != "none":
             self._spinner_frame = 0
             self.set_interval(0.1, self._tick_spinners)
@@ -116,9 +136,33 @@ class DshApp(App[None]):
 
     # -- connection -------------------------------------------------------------------
 
-    def start_agent(self) -> None:
+    def start_agent(self, resume: str | None = None) -> None:
         self.failure = None
+        self._resume = resume
         self._acp_worker = self.run_acp()
+
+    def reset_conversation(self) -> None:
+        """Start from an empty transcript, e.g. before a load replays a session's history."""
+        self.conversation = Conversation()
+        self.query_one(ConversationView).clear()
+        self.query_one(PlanView).show_plan([])
+        self.query_one(StatusLine).show_usage(None)
+
+    async def choose_session(self, sessions: list[SessionInfo]) -> str | None:
+        """Let the user pick a session to resume; None starts a new one."""
+        if not sessions:
+            self.notify("No earlier sessions in this workspace: starting a new one.")
+            return None
+        choices = [(info.session_id, session_label(info)) for info in sessions]
+        answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self.push_screen(ChoiceScreen("Resume a session", choices, None), answer.set_result)
+        return await answer
+
+    async def action_resume(self) -> None:
+        """Reconnect and pick an earlier session to load."""
+        await self.stop_agent()
+        self.reset_conversation()
+        self.start_agent(resume="")
 
     @work(name="acp", group="acp", exclusive=True, exit_on_error=False)
     async def run_acp(self) -> None:
@@ -128,13 +172,14 @@ class DshApp(App[None]):
                 self.config.cwd,
                 new_agent_log(self.config.log_dir),
                 self.config.terminal,
+                self.config.allow_dirs,
             )
         except ValueError as error:
             self.notify(str(error), severity="error")
             return
         self.query_one(SessionHeader).show_connecting(spec.command_line)
         try:
-            async with open_session(spec, self) as session:
+            async with open_session(spec, self, self._resume, self.choose_session) as session:
                 self.session = session
                 self._on_connected(session)
                 while True:
@@ -164,6 +209,8 @@ class DshApp(App[None]):
             prompt.placeholder = "Message the agent"
 
     def _on_connected(self, session: AgentSession) -> None:
+        self._last_session_id = session.session_id
+        self._agent_can_load = can_load(session.init)
         self.conversation.start_session(session.session.modes, session.session.config_options or [])
         self.refresh_header()
         prompt = self.query_one("#prompt", Input)
@@ -213,9 +260,16 @@ class DshApp(App[None]):
             self.conversation.notice(f"{failure.reason} (exit {failure.exit_code})", "error")
         )
 
+        last_session = self._last_session_id
+
         def after(choice: str | None) -> None:
             if choice == "retry":
-                self.start_agent()
+                # Resume where we were when the agent can replay it; else start afresh.
+                if last_session is not None and self._agent_can_load:
+                    self.reset_conversation()
+                    self.start_agent(resume=last_session)
+                else:
+                    self.start_agent()
             else:
                 self.run_worker(self.action_quit(), group="quit")
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from acp.schema import ClientCapabilities, InitializeResponse, NewSessionResponse
+from acp.schema import (
+    ClientCapabilities,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+)
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,9 @@ def client_rows(caps: ClientCapabilities) -> list[CapabilityRow]:
     return _rows(data)
 
 
-def agent_rows(init: InitializeResponse, session: NewSessionResponse | None) -> list[CapabilityRow]:
+def agent_rows(
+    init: InitializeResponse, session: NewSessionResponse | LoadSessionResponse | None
+) -> list[CapabilityRow]:
     rows = [CapabilityRow("protocolVersion", str(init.protocol_version))]
     if init.agent_info is not None:
         info = init.agent_info

@@ -40,6 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
         "_meta.terminal_output); --no-terminal exercises the agent's console fallback",
     )
     parser.add_argument(
+        "--allow-dir",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also let the agent read and write files under DIR (repeatable); "
+        "by default only the workspace is reachable",
+    )
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="resume a session: the given id, or pick one from the agent's session list",
+    )
+    parser.add_argument(
         "--log-dir",
         type=Path,
         default=None,
@@ -63,7 +80,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     from tui.app import AppConfig, DshApp
 
-    DshApp(AppConfig(args.agent, cwd, args.terminal, log_dir)).run()
+    allow_dirs = tuple(path.expanduser().resolve() for path in args.allow_dir)
+    DshApp(
+        AppConfig(
+            args.agent,
+            cwd,
+            args.terminal,
+            log_dir,
+            allow_dirs=allow_dirs,
+            resume=args.resume,
+        )
+    ).run()
 
 
 if __name__ == "__main__":

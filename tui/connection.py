@@ -11,7 +11,7 @@ import contextlib
 import logging
 import os
 import shlex
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -37,19 +37,20 @@ from acp.schema import (
     CreateElicitationResponse,
     CreateTerminalResponse,
     CurrentModeUpdate,
-    DeniedOutcome,
     ElicitationMode,
     EnvVariable,
     FileSystemCapabilities,
     Implementation,
     InitializeResponse,
     KillTerminalResponse,
+    LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
     ReadTextFileResponse,
     ReleaseTerminalResponse,
     RequestPermissionResponse,
+    SessionInfo,
     SessionInfoUpdate,
     TerminalExitStatus,
     TerminalOutputResponse,
@@ -88,6 +89,9 @@ SessionUpdate = (
 # Long JSON-RPC lines (a big diff, a flood of output) must pass the stream reader.
 STREAM_LIMIT_BYTES = 64 * 1024 * 1024
 SHUTDOWN_TIMEOUT_S = 1.0
+
+
+SessionChooser = Callable[[list[SessionInfo]], Awaitable[str | None]]
 
 
 class ClientSink(Protocol):
@@ -250,10 +254,7 @@ class TuiClient(Client):
         options: list[PermissionOption],
         **kwargs: Any,
     ) -> RequestPermissionResponse:
-        try:
-            return await self._sink.ask_permission(session_id, tool_call, options)
-        except asyncio.CancelledError:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return await self._sink.ask_permission(session_id, tool_call, options)
 
     async def write_text_file(
         self, session_id: str, path: str, content: str, **kwargs: Any
@@ -369,13 +370,11 @@ class AgentSession:
     conn: ClientSideConnection
     process: asyncio.subprocess.Process
     init: InitializeResponse
-    session: NewSessionResponse
+    session: NewSessionResponse | LoadSessionResponse
     capabilities: ClientCapabilities
     client: TuiClient
-
-    @property
-    def session_id(self) -> str:
-        return self.session.session_id
+    session_id: str
+    resumed: bool = False
 
     async def prompt(self, text: str) -> PromptResponse:
         try:
@@ -435,9 +434,52 @@ def close_transport(process: asyncio.subprocess.Process) -> None:
         transport.close()
 
 
+def can_load(init: InitializeResponse) -> bool:
+    caps = init.agent_capabilities
+    return bool(caps and caps.load_session)
+
+
+def can_list(init: InitializeResponse) -> bool:
+    caps = init.agent_capabilities
+    return bool(caps and caps.session_capabilities and caps.session_capabilities.list is not None)
+
+
+async def start_or_resume(
+    conn: ClientSideConnection,
+    init: InitializeResponse,
+    spec: LaunchSpec,
+    resume: str | None,
+    choose: SessionChooser | None,
+    sink: ClientSink,
+) -> tuple[str, NewSessionResponse | LoadSessionResponse, bool]:
+    """session/new, or session/load of the given id (or of one the user picks from the list).
+
+    `resume` is None for a new session, "" to pick from session/list, or a session id.
+    Replayed history arrives as ordinary updates before session/load answers.
+    """
+    if resume is not None and not can_load(init):
+        sink.on_unsupported("", "session/load: this agent cannot resume sessions")
+        resume = None
+    if resume == "":
+        resume = None
+        if choose is not None and can_list(init):
+            listed = await conn.list_sessions(cwd=str(spec.cwd))
+            resume = await choose(listed.sessions)
+    if resume:
+        loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=[])
+        return resume, loaded or LoadSessionResponse(), True
+    created = await conn.new_session(cwd=str(spec.cwd), mcp_servers=[])
+    return created.session_id, created, False
+
+
 @contextlib.asynccontextmanager
-async def open_session(spec: LaunchSpec, sink: ClientSink) -> AsyncIterator[AgentSession]:
-    """Spawn the agent, run initialize and session/new, and always reap the process on exit."""
+async def open_session(
+    spec: LaunchSpec,
+    sink: ClientSink,
+    resume: str | None = None,
+    choose: SessionChooser | None = None,
+) -> AsyncIterator[AgentSession]:
+    """Spawn the agent, negotiate, open a session, and always reap the process on exit."""
     capabilities = client_capabilities(spec.terminal)
     client = TuiClient(
         sink,
@@ -472,7 +514,9 @@ async def open_session(spec: LaunchSpec, sink: ClientSink) -> AsyncIterator[Agen
                         name="dsh-tui", title="dsh-tui", version=__version__
                     ),
                 )
-                session = await conn.new_session(cwd=str(spec.cwd), mcp_servers=[])
+                session_id, session, resumed = await start_or_resume(
+                    conn, init, spec, resume, choose, sink
+                )
             except ConnectionError as error:
                 raise await describe_failure(
                     spec, process, "the agent exited during start-up"
@@ -481,7 +525,9 @@ async def open_session(spec: LaunchSpec, sink: ClientSink) -> AsyncIterator[Agen
                 raise await describe_failure(
                     spec, process, f"the agent refused to start a session: {error}"
                 ) from error
-            yield AgentSession(spec, conn, process, init, session, capabilities, client)
+            yield AgentSession(
+                spec, conn, process, init, session, capabilities, client, session_id, resumed
+            )
         finally:
             try:
                 await close_agent(spawner, process)

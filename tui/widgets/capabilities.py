@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from acp.schema import ClientCapabilities, InitializeResponse, NewSessionResponse
+from acp.schema import (
+    ClientCapabilities,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+)
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -28,7 +33,9 @@ def row_text(row: CapabilityRow) -> Text:
 
 
 def capabilities_table(
-    caps: ClientCapabilities, init: InitializeResponse, session: NewSessionResponse | None
+    caps: ClientCapabilities,
+    init: InitializeResponse,
+    session: NewSessionResponse | LoadSessionResponse | None,
 ) -> Table:
     table = Table(expand=True, show_edge=False, pad_edge=False, box=None)
     table.add_column("Client advertised", ratio=1, header_style="bold")
@@ -64,7 +71,7 @@ class CapabilitiesView(VerticalScroll):
         self,
         caps: ClientCapabilities,
         init: InitializeResponse,
-        session: NewSessionResponse | None,
+        session: NewSessionResponse | LoadSessionResponse | None,
         **kwargs: str,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -93,7 +100,10 @@ class CapabilitiesScreen(ModalScreen[None]):
     """
 
     def __init__(
-        self, caps: ClientCapabilities, init: InitializeResponse, session: NewSessionResponse | None
+        self,
+        caps: ClientCapabilities,
+        init: InitializeResponse,
+        session: NewSessionResponse | LoadSessionResponse | None,
     ) -> None:
         super().__init__()
         self.view = CapabilitiesView(caps, init, session)

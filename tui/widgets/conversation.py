@@ -75,3 +75,7 @@ class ConversationView(VerticalScroll):
         for widget in self._widgets.values():
             if isinstance(widget, ToolCard) and widget.entry.status == "in_progress":
                 widget.tick(frame)
+
+    def clear(self) -> None:
+        self._widgets.clear()
+        self.remove_children()
