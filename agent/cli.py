@@ -8,8 +8,34 @@ import contextlib
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from agent import __version__
+from agent.log import SESSION_DIR_ENV, default_session_dir
+from agent.loop import DEFAULT_MAX_STEPS
+from agent.models.config import (
+    ConfigError,
+    add_model_arguments,
+    build_model,
+    settings_from_args,
+)
+from agent.models.scripted import ScenarioError
+from agent.permissions import DEFAULT_MODE, MODES
+from agent.session import SessionSettings
+
+EPILOG = f"""\
+modes:
+{chr(10).join(f"  {info.id:<13} {info.description}" for info in MODES)}
+  A path outside the workspace always asks, or is refused in read-only.
+
+model selection (highest first): the flags above, then DSH_MODEL_PROVIDER, DSH_MODEL,
+DSH_BASE_URL, DSH_API_KEY, DEEPSEEK_API_KEY, DSH_SCENARIO, then the [model] table of the
+config file (--config, DSH_CONFIG, or the per-user config.toml). With nothing configured the
+embedded offline model answers: type `help` in a session for its tool commands.
+
+session logs: one JSONL file per session in --session-dir, else ${SESSION_DIR_ENV},
+else {default_session_dir({})}.
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,8 +46,29 @@ def build_parser() -> argparse.ArgumentParser:
             "Run it from an ACP client such as dsh-tui or an editor; stdout is the protocol "
             "channel, logs go to stderr or --log-file."
         ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dsh-agent {__version__}")
+    parser.add_argument(
+        "--mode",
+        default=DEFAULT_MODE,
+        choices=[info.id for info in MODES],
+        help=f"the permission mode sessions start in (default: {DEFAULT_MODE})",
+    )
+    parser.add_argument(
+        "--session-dir",
+        metavar="DIR",
+        type=Path,
+        help=f"where session logs live (default: ${SESSION_DIR_ENV} or the user data dir)",
+    )
+    parser.add_argument(
+        "--max-steps",
+        metavar="N",
+        type=int,
+        default=DEFAULT_MAX_STEPS,
+        help=f"model calls allowed per prompt before the turn stops (default: {DEFAULT_MAX_STEPS})",
+    )
     parser.add_argument(
         "--log-file",
         metavar="PATH",
@@ -33,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="log verbosity (default: INFO)",
     )
+    add_model_arguments(parser)
     return parser
 
 
@@ -49,15 +97,33 @@ def configure_logging(log_file: str | None, level: str) -> None:
     root.setLevel(level)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
-    configure_logging(args.log_file, args.log_level)
+async def serve(settings: SessionSettings, session_dir: Path) -> None:
     from acp import run_agent
 
-    from agent.server import DshAgent
+    from agent.server import AgentConfig, DshAgent
 
+    agent = DshAgent(AgentConfig(settings, session_dir))
+    try:
+        await run_agent(agent)
+    finally:
+        await agent.shutdown()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.max_steps < 1:
+        parser.error("--max-steps must be at least 1")
+    configure_logging(args.log_file, args.log_level)
+    try:
+        configured = settings_from_args(args)
+        build_model(configured)  # fail now, on stderr, rather than at the first prompt
+    except (ConfigError, ScenarioError) as error:
+        print(f"dsh-agent: {error}", file=sys.stderr)
+        sys.exit(2)
+    settings = SessionSettings(args.mode, configured, args.max_steps)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run_agent(DshAgent()))
+        asyncio.run(serve(settings, args.session_dir or default_session_dir()))
 
 
 if __name__ == "__main__":

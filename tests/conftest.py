@@ -25,6 +25,14 @@ def deterministic_ui(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
 
 
+@pytest.fixture(autouse=True)
+def private_session_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Agents started by tests keep their session logs out of the user's data directory."""
+    monkeypatch.setenv("DSH_SESSION_DIR", str(tmp_path_factory.mktemp("sessions")))
+
+
 @pytest.fixture
 def snapshot_workspace() -> Iterator[Path]:
     SNAPSHOT_WORKSPACE.mkdir(parents=True, exist_ok=True)

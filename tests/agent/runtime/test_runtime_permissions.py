@@ -1,0 +1,124 @@
+"""The permission policy as a table, plus the fail-closed reading of answers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
+from agent.permissions import (
+    Grants,
+    Mode,
+    decide,
+    is_inside,
+    parse_mode,
+    permission_options,
+    read_answer,
+)
+from agent.tools import ALL_TOOLS
+
+CWD = "/work/space"
+INSIDE = {"file_path": f"{CWD}/a.py", "content": "x", "old_string": "a", "new_string": "b"}
+OUTSIDE = {"file_path": "/etc/hosts", "content": "x", "old_string": "a", "new_string": "b"}
+BASH = {"command": "ls", "description": "List"}
+
+# (mode, tool, args) -> verdict
+TABLE = [
+    ("ask", "read", INSIDE, "allow"),
+    ("ask", "todo_write", {"todos": []}, "allow"),
+    ("ask", "write", INSIDE, "ask"),
+    ("ask", "edit", INSIDE, "ask"),
+    ("ask", "bash", BASH, "ask"),
+    ("ask", "read", OUTSIDE, "ask"),
+    ("accept-edits", "write", INSIDE, "allow"),
+    ("accept-edits", "edit", INSIDE, "allow"),
+    ("accept-edits", "edit", OUTSIDE, "ask"),
+    ("accept-edits", "bash", BASH, "ask"),
+    ("full-access", "write", INSIDE, "allow"),
+    ("full-access", "bash", BASH, "allow"),
+    ("full-access", "bash", {**BASH, "workdir": "sub"}, "allow"),
+    ("full-access", "bash", {**BASH, "workdir": "/tmp"}, "ask"),
+    ("full-access", "write", OUTSIDE, "ask"),
+    ("full-access", "read", OUTSIDE, "ask"),
+    ("read-only", "read", INSIDE, "allow"),
+    ("read-only", "todo_write", {"todos": []}, "allow"),
+    ("read-only", "read", OUTSIDE, "refuse"),
+    ("read-only", "write", INSIDE, "refuse"),
+    ("read-only", "edit", INSIDE, "refuse"),
+    ("read-only", "bash", BASH, "refuse"),
+]
+
+
+@pytest.mark.parametrize(("mode", "tool", "args", "verdict"), TABLE)
+def test_policy_table(mode: Mode, tool: str, args: dict[str, object], verdict: str) -> None:
+    decision = decide(mode, tool, ALL_TOOLS[tool], args, CWD, Grants())
+    assert decision.verdict == verdict
+    if verdict != "allow":
+        assert decision.reason
+
+
+def test_refusals_say_why() -> None:
+    decision = decide("read-only", "bash", ALL_TOOLS["bash"], BASH, CWD, Grants())
+    assert "read-only mode" in decision.reason and "/mode" in decision.reason
+    outside = decide("ask", "read", ALL_TOOLS["read"], OUTSIDE, CWD, Grants())
+    assert "outside the workspace" in outside.reason and outside.outside
+
+
+def test_relative_paths_are_inside_unless_they_climb_out() -> None:
+    assert is_inside("a/b.py", CWD)
+    assert is_inside(".", CWD)
+    assert is_inside("..cache/x", CWD)
+    assert not is_inside("../other/x", CWD)
+    assert not is_inside("/work/spaceship/x", CWD)
+
+
+def test_a_symlink_out_of_the_workspace_is_outside(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    os.symlink(tmp_path, workspace / "escape")
+    assert not is_inside("escape/secret", str(workspace))
+
+
+def test_allow_always_covers_the_tool_in_the_workspace_only() -> None:
+    grants = Grants()
+    grants.grant("bash", outside=False)
+    assert decide("ask", "bash", ALL_TOOLS["bash"], BASH, CWD, grants).verdict == "allow"
+    assert decide("ask", "write", ALL_TOOLS["write"], INSIDE, CWD, grants).verdict == "ask"
+    away = {**BASH, "workdir": "/tmp"}
+    assert decide("ask", "bash", ALL_TOOLS["bash"], away, CWD, grants).verdict == "ask"
+    grants.grant("bash", outside=True)
+    assert decide("ask", "bash", ALL_TOOLS["bash"], away, CWD, grants).verdict == "allow"
+    # Grants never beat read-only.
+    assert decide("read-only", "bash", ALL_TOOLS["bash"], BASH, CWD, grants).verdict == "refuse"
+
+
+def test_options_are_allow_once_allow_always_reject() -> None:
+    options = permission_options("bash")
+    assert [(o.option_id, o.kind) for o in options] == [
+        ("allow-once", "allow_once"),
+        ("allow-always", "allow_always"),
+        ("reject-once", "reject_once"),
+    ]
+    assert "bash" in options[1].name
+
+
+@pytest.mark.parametrize(
+    ("outcome", "answer"),
+    [
+        (AllowedOutcome(outcome="selected", option_id="allow-once"), "allow-once"),
+        (AllowedOutcome(outcome="selected", option_id="allow-always"), "allow-always"),
+        (AllowedOutcome(outcome="selected", option_id="reject-once"), "reject"),
+        (AllowedOutcome(outcome="selected", option_id="yes-please"), "reject"),
+        (DeniedOutcome(outcome="cancelled"), "cancelled"),
+    ],
+)
+def test_answers_fail_closed(outcome: object, answer: str) -> None:
+    assert read_answer(RequestPermissionResponse(outcome=outcome)) == answer  # type: ignore[arg-type]
+
+
+def test_parse_mode() -> None:
+    assert parse_mode("accept-edits") == "accept-edits"
+    with pytest.raises(ValueError, match="choose one of ask, accept-edits"):
+        parse_mode("yolo")
