@@ -298,7 +298,8 @@ class DshApp(App[None]):
             self._close_permission(request)
 
     def _show_permission(self, request: PendingPermission) -> None:
-        panel = PermissionPanel(request, self.config.cwd)
+        card = self.conversation.tool_calls.get(request.tool_call.tool_call_id)
+        panel = PermissionPanel(request, self.config.cwd, card.content if card else None)
         self.query_one("#prompt", Input).display = False
         self.query_one("#bottom").mount(panel, before=self.query_one("#prompt"))
         panel.focus()

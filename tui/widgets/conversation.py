@@ -44,6 +44,7 @@ class ConversationView(VerticalScroll):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.cwd = cwd
         self._widgets: dict[int, Widget] = {}
+        self._scroll_pending = False
 
     def apply(self, changes: list[Change]) -> None:
         follow = self.is_vertical_scroll_end
@@ -65,8 +66,14 @@ class ConversationView(VerticalScroll):
                     card = self._widgets.get(id(entry))
                     if isinstance(card, ToolCard) and card.is_mounted:
                         card.refresh_fields(frozenset({"terminal"}))
-        if follow:
-            self.call_after_refresh(self.scroll_end, animate=False)
+        if follow and not self._scroll_pending:
+            # One scroll per refresh, however many updates arrive before it.
+            self._scroll_pending = True
+            self.call_after_refresh(self._follow_end)
+
+    def _follow_end(self) -> None:
+        self._scroll_pending = False
+        self.scroll_end(animate=False)
 
     def widget_of(self, entry: object) -> Widget | None:
         return self._widgets.get(id(entry))

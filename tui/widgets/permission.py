@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from acp.schema import ContentToolCallContent, FileEditToolCallContent, TerminalToolCallContent
 from rich.text import Text
@@ -20,10 +21,14 @@ from tui.widgets.tool_card import KIND_ICONS, display_path
 PREVIEW_LINES = 8
 
 
-def preview_text(request: PendingPermission, cwd: Path) -> Text:
-    """At most PREVIEW_LINES lines of what the call carries: diffs first, else text or input."""
+def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any]) -> Text:
+    """At most PREVIEW_LINES lines of what the call carries: diffs first, else text or input.
+
+    Agents often send the request without content, since the card already has it; the
+    card's content (`card_content`) is shown then.
+    """
     lines: list[tuple[str, str]] = []
-    for item in request.tool_call.content or []:
+    for item in request.tool_call.content or card_content:
         if isinstance(item, FileEditToolCallContent):
             badge = " (new file)" if item.old_text is None else ""
             lines.append((display_path(item.path, cwd) + badge, "bold"))
@@ -46,8 +51,11 @@ def preview_text(request: PendingPermission, cwd: Path) -> Text:
     return text or Text("(no preview)", style="dim")
 
 
-def has_diff(request: PendingPermission) -> bool:
-    return any(isinstance(i, FileEditToolCallContent) for i in request.tool_call.content or [])
+def diff_items(
+    request: PendingPermission, card_content: list[Any]
+) -> list[FileEditToolCallContent]:
+    content = request.tool_call.content or card_content
+    return [item for item in content if isinstance(item, FileEditToolCallContent)]
 
 
 class PermissionPanel(Vertical, can_focus=True):
@@ -74,16 +82,19 @@ class PermissionPanel(Vertical, can_focus=True):
             super().__init__()
             self.request = request
 
-    def __init__(self, request: PendingPermission, cwd: Path) -> None:
+    def __init__(
+        self, request: PendingPermission, cwd: Path, card_content: list[Any] | None = None
+    ) -> None:
         super().__init__()
         self.request = request
         self.cwd = cwd
+        self.card_content = card_content or []
         kind = request.tool_call.kind or "other"
         title = clean_text(request.tool_call.title or request.tool_call.tool_call_id)
         self.border_title = f"Permission · {KIND_ICONS.get(kind, '•')} {title}"
 
     def compose(self) -> ComposeResult:
-        yield Static(preview_text(self.request, self.cwd), classes="preview")
+        yield Static(preview_text(self.request, self.cwd, self.card_content), classes="preview")
         yield Static(self.options_text(), classes="options")
 
     def options_text(self) -> Text:
@@ -93,13 +104,13 @@ class PermissionPanel(Vertical, can_focus=True):
             text.append(f"[{key}] ", style=f"bold {style}")
             text.append(clean_text(option.name) + "   ")
         text.append("esc cancel", style="dim")
-        if has_diff(self.request):
+        if diff_items(self.request, self.card_content):
             text.append("   ⏎ full review", style="dim")
         return text
 
     def on_key(self, event: events.Key) -> None:
         key = event.character if event.character and event.character.isprintable() else event.key
-        if event.key == "enter" and has_diff(self.request):
+        if event.key == "enter" and diff_items(self.request, self.card_content):
             self.post_message(self.ReviewRequested(self.request))
         else:
             for option_key, option in self.request.keyed_options:
