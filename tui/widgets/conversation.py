@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
+from textual.widgets import Static
 
 from tui.state import (
     Change,
@@ -19,6 +20,11 @@ from tui.state import (
 )
 from tui.widgets.messages import AgentMessage, Notice, ThoughtMessage, UserMessage
 from tui.widgets.tool_card import ToolCard
+
+
+# Live widgets kept in the transcript, and how many leave at once when it grows past that.
+MAX_LIVE = 200
+PRUNE_BATCH = 50
 
 
 def widget_for(entry: MessageEntry | ToolCallEntry | NoticeEntry, cwd: Path) -> Widget:
@@ -37,7 +43,8 @@ class ConversationView(VerticalScroll):
     """Keeps to the bottom while the user has not scrolled away."""
 
     DEFAULT_CSS = """
-    ConversationView { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    ConversationView { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; layout: stream; }
+    ConversationView > .hidden-banner { color: $text-muted; text-style: italic; padding: 0 1; }
     """
 
     def __init__(self, cwd: Path, **kwargs: str) -> None:
@@ -45,6 +52,10 @@ class ConversationView(VerticalScroll):
         self.cwd = cwd
         self._widgets: dict[int, Widget] = {}
         self._scroll_pending = False
+        self._pending_mounts: list[Widget] = []
+        self._live: list[Widget] = []
+        self.hidden_count = 0
+        self._banner = Static("", classes="hidden-banner")
 
     def apply(self, changes: list[Change]) -> None:
         follow = self.is_vertical_scroll_end
@@ -53,7 +64,7 @@ class ConversationView(VerticalScroll):
                 case EntryAdded(entry=entry):
                     widget = widget_for(entry, self.cwd)
                     self._widgets[id(entry)] = widget
-                    self.mount(widget)
+                    self._queue_mount(widget)
                 case TextAppended(entry=entry, text=text):
                     target = self._widgets.get(id(entry))
                     if isinstance(target, UserMessage | AgentMessage | ThoughtMessage):
@@ -71,6 +82,36 @@ class ConversationView(VerticalScroll):
             self._scroll_pending = True
             self.call_after_refresh(self._follow_end)
 
+    def _queue_mount(self, widget: Widget) -> None:
+        """Mount in batches: a burst of new entries costs one layout pass, not one each."""
+        if not self._pending_mounts:
+            self.call_later(self._flush_mounts)
+        self._pending_mounts.append(widget)
+
+    def _flush_mounts(self) -> None:
+        batch, self._pending_mounts = self._pending_mounts, []
+        if not batch:
+            return
+        self.mount_all(batch)
+        self._live.extend(batch)
+        self._prune()
+
+    def _prune(self) -> None:
+        """Keep at most MAX_LIVE widgets: the cost of every update grows with widget count.
+
+        The oldest entries leave the screen (the state keeps them); a banner counts them.
+        """
+        if len(self._live) <= MAX_LIVE + PRUNE_BATCH:
+            return
+        old, self._live = self._live[:PRUNE_BATCH], self._live[PRUNE_BATCH:]
+        self.hidden_count += len(old)
+        dropped = {id(widget) for widget in old}
+        self._widgets = {key: w for key, w in self._widgets.items() if id(w) not in dropped}
+        self.remove_children(old)
+        self._banner.update(f"{self.hidden_count} earlier entries are not shown")
+        if not self._banner.is_mounted:
+            self.mount(self._banner, before=0)
+
     def _follow_end(self) -> None:
         self._scroll_pending = False
         self.scroll_end(animate=False)
@@ -85,4 +126,7 @@ class ConversationView(VerticalScroll):
 
     def clear(self) -> None:
         self._widgets.clear()
+        self._pending_mounts.clear()
+        self._live.clear()
+        self.hidden_count = 0
         self.remove_children()

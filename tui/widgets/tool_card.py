@@ -123,12 +123,13 @@ class ToolCard(Vertical):
         self.cwd = cwd
         self.spinner_frame: int | None = None
         self._header = Static(header_text(entry, cwd), classes="card-header")
-        self._body = StreamingMarkdown()
+        # The body is mounted only once there is something to show: widget count is what
+        # makes long transcripts slow, and many cards never get content.
+        self._body: StreamingMarkdown | None = None
         self._body_source = ""
 
     def compose(self) -> ComposeResult:
         yield self._header
-        yield self._body
 
     def on_mount(self) -> None:
         self.refresh_fields(frozenset({"title", "status", "content"}))
@@ -139,8 +140,15 @@ class ToolCard(Vertical):
         if fields & {"title", "kind", "status", "locations"}:
             self._refresh_header()
         source = content_markdown(self.entry)
-        if source != self._body_source:
-            self._body_source = source
+        if source == self._body_source:
+            return
+        self._body_source = source
+        if self._body is None:
+            if not source:
+                return
+            self._body = StreamingMarkdown(clean_text(source))
+            self.mount(self._body)
+        else:
             self._body.update(clean_text(source))
         self._body.display = bool(source)
 

@@ -1,0 +1,44 @@
+"""The transcript view: batched mounts and pruning keep the widget count bounded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from acp.schema import ToolCallStart
+from textual.app import App, ComposeResult
+
+from tui.state import Conversation
+from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
+from tui.widgets.tool_card import ToolCard
+
+
+class Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ConversationView(Path("/project"))
+
+
+async def test_old_entries_are_pruned_and_counted() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        total = MAX_LIVE + 2 * PRUNE_BATCH + 1
+        for index in range(total):
+            update = ToolCallStart(
+                session_update="tool_call", tool_call_id=f"c{index}", title=f"Call {index}"
+            )
+            view.apply(conversation.apply(update))
+            if index % 25 == 0:
+                await pilot.pause()
+        await pilot.pause()
+        cards = list(view.query(ToolCard))
+        assert len(cards) <= MAX_LIVE + PRUNE_BATCH
+        assert view.hidden_count + len(cards) == total
+        assert cards[-1].entry.tool_call_id == f"c{total - 1}"
+        assert f"{view.hidden_count} earlier entries are not shown" in str(
+            view.query_one(".hidden-banner").render()
+        )
+        # Updates for a pruned card still reach the state without touching a widget.
+        gone = conversation.tool_calls["c0"]
+        assert view.widget_of(gone) is None
+        assert len(conversation.entries) == total
