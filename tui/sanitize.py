@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import chain
 
+from rich.cells import cell_len
 from rich.text import Text
 
 __all__ = [
@@ -57,9 +59,11 @@ _MAX_PENDING = 1024
 # Cap the SGR attribute groups remembered per pen, so endless SGR spam cannot grow a line's prefix.
 _MAX_PEN_GROUPS = 32
 
+# What ends a control string without being an escape of its own.
+_STRING_TERMINATOR = re.compile(r"[\x07\x18\x1a\x9c]")
+_PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+
 _Pen = tuple[str, ...]
-
-
 _SGR_CACHE: dict[tuple[_Pen, str], _Pen] = {}
 
 
@@ -96,17 +100,42 @@ def _compute_sgr(pen: _Pen, params: str) -> _Pen:
     return tuple(groups[-_MAX_PEN_GROUPS:])
 
 
+def _resets(params: str) -> bool:
+    """Whether the pen after this SGR no longer depends on the pen before it."""
+    after = _compute_sgr(("\x00",), params)
+    return not after or after[0] != "\x00"
+
+
+def _is_plain(text: str) -> bool:
+    """No escape and no control but LF, CR and TAB: a C-speed check for big chunks, because a
+    regex character-class scan runs at only about 100 MB/s."""
+    if text.isascii():
+        return not text.encode("ascii").translate(None, _PLAIN_ASCII)
+    return _NEEDS_SLOW_PATH.search(text) is None
+
+
 def _pen_seq(pen: _Pen) -> str:
     return f"\x1b[{';'.join(pen)}m" if pen else ""
 
 
+_SWITCH_CACHE: dict[tuple[_Pen, _Pen], str] = {}
+
+
 def _switch_seq(old: _Pen, new: _Pen) -> str:
-    """The SGR text that changes the style from `old` to `new`."""
-    if old == new:
-        return ""
-    if not new:
-        return "\x1b[0m"
-    return ("\x1b[0m" if old else "") + _pen_seq(new)
+    """The SGR text that changes the style from `old` to `new` (cached like `_apply_sgr`)."""
+    key = (old, new)
+    seq = _SWITCH_CACHE.get(key)
+    if seq is None:
+        if len(_SWITCH_CACHE) > 4096:
+            _SWITCH_CACHE.clear()
+        if old == new:
+            seq = ""
+        elif not new:
+            seq = "\x1b[0m"
+        else:
+            seq = ("\x1b[0m" if old else "") + _pen_seq(new)
+        _SWITCH_CACHE[key] = seq
+    return seq
 
 
 class TerminalScreenBuffer:
@@ -123,6 +152,11 @@ class TerminalScreenBuffer:
     Memory is bounded: completed lines beyond `max_chars` are dropped from the head (`truncated`,
     `dropped_lines`), and a line longer than `max_line_chars` is wrapped. Columns count code
     points, not display cells, so overwrites across wide (CJK) characters are approximate.
+    `max_cells` is the width of the widest completed line seen, for a view's scroll range.
+
+    Big bursts stay fast: plain text and text whose only escapes are SGR take bulk paths that
+    store the same lines as the token-by-token parser, and a chunk bigger than `max_chars` is
+    parsed from where its retained tail starts (`skip_head`).
     """
 
     def __init__(
@@ -136,6 +170,9 @@ class TerminalScreenBuffer:
         self._retained_chars = 0
         self.dropped_lines = 0
         self.truncated = False
+        # The widest completed line so far, in cells (never decreases): a horizontal scroll range
+        # that a view would otherwise have to measure line by line.
+        self.max_cells = 0
         # Current line: normalized text plus SGR, its width in cells, the cursor column, and the
         # style in effect at its end (which may lag behind the pen until more text is written).
         self._parts: list[str] = []
@@ -168,17 +205,135 @@ class TerminalScreenBuffer:
         return "\n".join(self.all_lines())
 
     def feed(self, chunk: str) -> list[str]:
-        """Consume one decoded chunk and return the lines it completed."""
+        """Consume one decoded chunk and return the lines it completed.
+
+        A chunk longer than `max_chars` goes through `skip_head` first: the lines of its head,
+        which could not be retained anyway, are neither built nor returned.
+        """
+        data = self.skip_head(chunk) if len(chunk) > self.max_chars else chunk
         self._new = []
-        data = self._pending + chunk if self._pending else chunk
-        self._pending = ""
-        if not self._in_string and self._col == self._len and not _NEEDS_SLOW_PATH.search(data):
-            self._feed_fast(data)
-        else:
+        if self._pending:
+            data = self._pending + data
+            self._pending = ""
+        if self._in_string:
             self._feed_slow(data)
+        elif "\x1b" not in data:
+            if self._col == self._len and _is_plain(data):
+                self._feed_fast(data)
+            else:
+                self._feed_slow(data)
+        else:
+            # Coloured output: if SGR is the only escape, take it apart in one regex split. An
+            # unfinished sequence at the very end (a chunk boundary) is left to the slow path.
+            body, rest = data, ""
+            last_esc = data.rfind("\x1b", max(0, len(data) - _MAX_PENDING))
+            if last_esc >= 0 and _SGR.match(data, last_esc) is None:
+                body, rest = data[:last_esc], data[last_esc:]
+            parts = _SGR.split(body) if body else []
+            if parts and _is_plain("".join(parts[0::2])):
+                if self._col == self._len and "\r" not in body and "\t" not in body:
+                    self._feed_sgr_simple(parts)
+                else:
+                    self._feed_sgr(parts)
+                if rest:
+                    self._feed_slow(rest)
+            else:
+                self._feed_slow(data)
         new, self._new = self._new, []
         self._trim()
         return new
+
+    def skip_head(self, chunk: str) -> str:
+        """Skip the part of a big chunk that could not be retained anyway; return the rest to feed.
+
+        When the pending text plus `chunk` exceeds `max_chars`, parsing can resume after the last
+        LF that leaves at least `max_chars` characters: every line before it would be dropped. The
+        pen and the control-string state at that point are recovered from the skipped text with
+        C-speed scans, so the tail renders as if everything had been parsed; `dropped_lines` counts
+        the skipped LFs (approximate: LFs inside control strings and wrapped lines differ). The
+        retained text can then be somewhat less than `max_chars`. Otherwise nothing happens and
+        `chunk` is returned. Call `feed` with the result (in any number of pieces).
+        """
+        data = self._pending + chunk if self._pending else chunk
+        cut = data.rfind("\n", 0, len(data) - self.max_chars)
+        # Cut where no control string is open, so that the line after the cut starts afresh: an
+        # unterminated OSC (say) before the LF is moved into the parsed tail.
+        for _ in range(8):
+            if cut < 0:
+                return chunk
+            end = cut + 1
+            esc = data.rfind("\x1b", 0, end)
+            if not self._in_string_after(data, end, esc):
+                break
+            cut = data.rfind("\n", 0, esc) if esc >= 0 else -1
+        else:
+            return chunk
+        self._pending = ""
+        self._in_string = False
+        self._pen = self._pen_after(data, end)
+        self.dropped_lines += len(self._lines) + data.count("\n", 0, end)
+        self._lines.clear()
+        self._retained_chars = 0
+        self._parts = []
+        self._len = self._col = 0
+        self._line_style = ()
+        self.truncated = True
+        return data[end:]
+
+    def _pen_after(self, data: str, end: int) -> _Pen:
+        """The pen once `data[:end]` has been parsed, from its last SGR sequences only.
+
+        Every `ESC [ params m` is effective (an ESC always ends a control string), so it is enough
+        to walk back to the last reset, or to `_MAX_PEN_GROUPS` sequences, which push out any
+        earlier attribute. It walks back with `rfind`, then (past many other CSI sequences) with
+        regex windows growing from the end, so that this stays a C-speed scan.
+        """
+        found: list[str] = []
+        stop = end
+        # Usually the last reset is near: walk back with rfind, which is much faster than a
+        # regex scan. Lots of other CSI sequences (progress bars) switch to regex windows.
+        for _ in range(1024):
+            start = data.rfind("\x1b[", 0, stop)
+            if start < 0:
+                stop = 0
+                break
+            stop = start
+            m = _SGR.match(data, start, end)
+            if m is None:
+                continue
+            found.append(m.group(1))
+            if _resets(m.group(1)) or len(found) >= _MAX_PEN_GROUPS:
+                return self._fold_pen((), found)
+        window = 65536
+        while stop > 0:
+            start = max(0, stop - window)
+            # Matches that begin in [start, stop); one may end past `stop` (but not past `end`).
+            matches: list[re.Match[str]] = []
+            for m in _SGR.finditer(data, start, end):
+                if m.start() >= stop:
+                    break
+                matches.append(m)
+            for m in reversed(matches):
+                params = m.group(1)
+                found.append(params)
+                if _resets(params) or len(found) >= _MAX_PEN_GROUPS:
+                    return self._fold_pen((), found)
+            stop = start
+            window *= 2
+        return self._fold_pen(self._pen, found)
+
+    @staticmethod
+    def _fold_pen(pen: _Pen, found_backwards: list[str]) -> _Pen:
+        for params in reversed(found_backwards):
+            pen = _apply_sgr(pen, params)
+        return pen
+
+    def _in_string_after(self, data: str, end: int, esc: int) -> bool:
+        """Whether `data[:end]` (ending with an LF, its last ESC at `esc`) leaves the parser inside
+        an OSC, DCS or like string. Any ESC ends a string, so only the last one matters."""
+        if esc < 0:
+            return self._in_string and _STRING_TERMINATOR.search(data, 0, end) is None
+        return data[esc + 1] in "]PX^_" and _STRING_TERMINATOR.search(data, esc + 2, end) is None
 
     def finish(self) -> list[str]:
         """End of stream: drop any unfinished escape sequence and complete the partial line."""
@@ -212,10 +367,150 @@ class TerminalScreenBuffer:
             if index < last:
                 self._newline()
 
+    def _feed_sgr(self, parts: list[str]) -> None:
+        """Coloured output already split by `_SGR`: text runs (no controls but LF, CR and TAB)
+        alternating with SGR parameters.
+
+        Does what `_feed_slow` would do, token for token, but a run of text is handled with
+        string methods instead of one regex match per token; complete lines in the middle of a
+        run are stored directly. CR, TAB, a cursor off the end of the line and overlong lines go
+        through the general paths.
+        """
+        lines, new, limit = self._lines, self._new, self.max_line_chars
+        cache = _SGR_CACHE
+        added = 0
+        sgr = False
+        for part in parts:
+            if sgr:
+                sgr = False
+                pen = cache.get((self._pen, part))
+                self._pen = pen if pen is not None else _apply_sgr(self._pen, part)
+                continue
+            sgr = True
+            if not part:
+                continue
+            if "\r" in part or "\t" in part or self._col != self._len:
+                if self._col == self._len:
+                    self._feed_fast(part)
+                else:
+                    self._feed_slow(part)
+                continue
+            if "\n" not in part:
+                end = self._len + len(part)
+                if end > limit:
+                    self._write(part)
+                    continue
+                # `_append`, inlined: this is the hot path for coloured output.
+                pen = self._pen
+                if self._line_style != pen:
+                    self._parts.append(_switch_seq(self._line_style, pen))
+                    self._line_style = pen
+                self._parts.append(part)
+                self._len = self._col = end
+                continue
+            pieces = part.split("\n")
+            self._append_text(pieces[0])
+            self._newline()
+            for piece in pieces[1:-1]:
+                # A whole line inside the run, from a fresh line: store it at once.
+                n = len(piece)
+                if n <= limit:
+                    if n > self.max_cells or (2 * n > self.max_cells and not piece.isascii()):
+                        self.max_cells = max(self.max_cells, cell_len(piece))
+                    line = _pen_seq(self._pen) + piece if piece and self._pen else piece
+                    lines.append(line)
+                    new.append(line)
+                    added += len(line) + 1
+                else:
+                    self._write(piece)
+                    self._newline()
+            self._append_text(pieces[-1])
+        self._retained_chars += added
+
+    def _feed_sgr_simple(self, parts: list[str]) -> None:
+        """`_feed_sgr` for the usual coloured output: no CR or TAB, and the cursor at the end of
+        the line, where it stays. The line state lives in local variables."""
+        lines, new, limit = self._lines, self._new, self.max_line_chars
+        cache = _SGR_CACHE
+        cur, length, style, pen = self._parts, self._len, self._line_style, self._pen
+        widest = self.max_cells
+        added = 0
+        first: list[str | None] = [None]  # no SGR before the first text run
+        for params, text in zip(chain(first, parts[1::2]), parts[0::2], strict=True):
+            if params is not None:
+                after = cache.get((pen, params))
+                pen = after if after is not None else _apply_sgr(pen, params)
+            if not text:
+                continue
+            if length + len(text) > limit:
+                # Wrapping: the general path does it, from the state kept here.
+                self._parts, self._len, self._col, self._line_style = cur, length, length, style
+                self._pen, self.max_cells = pen, widest
+                self._retained_chars += added
+                added = 0
+                self._feed_sgr([text])
+                cur, length, style = self._parts, self._len, self._line_style
+                widest = self.max_cells
+                continue
+            if "\n" not in text:
+                if style != pen:
+                    cur.append(_switch_seq(style, pen))
+                    style = pen
+                cur.append(text)
+                length += len(text)
+                continue
+            pieces = text.split("\n")
+            if pieces[0]:
+                if style != pen:
+                    cur.append(_switch_seq(style, pen))
+                cur.append(pieces[0])
+                length += len(pieces[0])
+            prefix = _pen_seq(pen)
+            last = len(pieces) - 1
+            for index in range(last):
+                if index:
+                    piece = pieces[index]
+                    line = prefix + piece if piece and prefix else piece
+                    length = len(piece)
+                else:
+                    line = "".join(cur) if length else ""
+                if length > widest or (2 * length > widest and not line.isascii()):
+                    cells = length if line.isascii() else cell_len(_SGR.sub("", line))
+                    widest = max(widest, cells)
+                lines.append(line)
+                new.append(line)
+                added += len(line) + 1
+            tail = pieces[last]  # starts the next line
+            if tail:
+                cur, style = ([prefix, tail] if prefix else [tail]), pen
+            else:
+                cur, style = [], ()
+            length = len(tail)
+        self._parts, self._len, self._col, self._line_style = cur, length, length, style
+        self._pen, self.max_cells = pen, widest
+        self._retained_chars += added
+
+    def _append_text(self, text: str) -> None:
+        """Write text without controls with the cursor at the end of the line."""
+        end = self._len + len(text)
+        if not text or end > self.max_line_chars:
+            self._write(text)
+            return
+        if self._line_style != self._pen:
+            self._parts.append(_switch_seq(self._line_style, self._pen))
+            self._line_style = self._pen
+        self._parts.append(text)
+        self._len = self._col = end
+
     def _write_expanding_tabs(self, text: str) -> None:
         # Only called with the cursor at the end of the line, where a tab writes blanks.
         if "\t" in text:
-            text = (" " * self._col + text).expandtabs(TAB_SIZE)[self._col :]
+            expanded = (" " * self._col + text).expandtabs(TAB_SIZE)[self._col :]
+            if self._col + len(expanded) > self.max_line_chars:
+                # A tab stop is clamped at the wrap column (`_tab`); expandtabs does not know it.
+                self._feed_slow(text)
+                return
+            text = expanded
         self._write(text)
 
     def _feed_slow(self, data: str) -> None:
@@ -423,6 +718,10 @@ class TerminalScreenBuffer:
 
     def _newline(self) -> None:
         line = "".join(self._parts) if self._len else ""
+        n = self._len
+        if n > self.max_cells or (2 * n > self.max_cells and not line.isascii()):
+            cells = n if line.isascii() else cell_len(_SGR.sub("", line))
+            self.max_cells = max(self.max_cells, cells)
         self._lines.append(line)
         self._new.append(line)
         self._retained_chars += len(line) + 1

@@ -1,0 +1,273 @@
+"""Benchmark: 10 MB of terminal output in one burst, into a TerminalPane, against Textual's Log.
+
+    .venv/bin/python bench/bench_terminal.py [--runs 5] [--scenario NAME ...]
+
+Every run is a fresh process (so RSS figures are its own) with a headless app (`run_test`,
+120x40). It builds the text first, then appends it in one call and measures:
+
+* parsed: until every byte is parsed and published to the view (`TerminalPane.flush`);
+* rendered: until the view has painted the row holding the last line (cpu: the process CPU
+  time over the same span, which load from other processes does not inflate);
+* stall: the longest gap seen by a 1 ms heartbeat task while the burst was processed;
+* key: a key press sent through the driver right after the append, and how long until its
+  binding ran; `during` says whether that was before the burst was rendered;
+* RSS before the app starts, after the burst, and after two more bursts of the same size (the
+  pane keeps about 5 MB, so this should stay flat), plus the peak.
+
+The `stream4k` scenarios append the same text in 4 KiB pieces, one per event loop iteration,
+as a socket reader would (the baseline then is `Log.write` per piece).
+
+The baseline is `Log.write_lines` with the same text (Log renders no styles, so for coloured text
+it shows the escapes; it is the speed anchor from the issue). Medians of `--runs` runs are
+printed, with our time over the baseline's. Nothing is asserted: figures vary with the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+LINES = 125_000  # x 85 characters: about 10.5 MB, as in the issue's anchor
+
+
+def make_text(kind: str) -> str:
+    """About 10 MB of output of one kind, ending with a recognisable last line."""
+    if kind == "plain":
+        body = [f"line {i:07d} " + "x" * 71 for i in range(LINES - 1)]
+    elif kind == "colour":
+        body = [
+            f"\x1b[32mPASSED\x1b[0m tests/test_{i:07d}.py::test_case \x1b[1;31m{i % 7}\x1b[0m "
+            + "y" * 35
+            for i in range(LINES - 1)
+        ]
+    elif kind == "progress":
+        # A progress bar redrawn with CR 100 times per line: long raw text, few kept lines.
+        body = [
+            "".join(f"\rstep {i:06d} [{'#' * (p // 5):<20}] {p:3d}%" for p in range(0, 100, 1))
+            for i in range(LINES // 40)
+        ]
+    else:
+        raise ValueError(kind)
+    return "\n".join([*body, "THE LAST LINE"]) + "\n"
+
+
+def rss_mb() -> tuple[float, float]:
+    """Current and peak resident set size, in MB (Linux /proc)."""
+    current = peak = 0.0
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                current = int(line.split()[1]) / 1024
+            elif line.startswith("VmHWM:"):
+                peak = int(line.split()[1]) / 1024
+    return current, peak
+
+
+async def measure(widget_kind: str, text: str, chunk: int | None = None) -> dict[str, Any]:
+    from textual import events
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.strip import Strip
+    from textual.widgets import Log
+
+    from tui.widgets.terminal_pane import TerminalPane
+
+    last_line = "THE LAST LINE"
+    marks: dict[str, float] = {}
+
+    class Host(App[None]):
+        CSS = "Log { height: 15; }"
+        BINDINGS = [Binding("x", "mark", "Mark")]
+
+        def __init__(self, widget: Any) -> None:
+            super().__init__()
+            self.widget = widget
+
+        def on_load(self) -> None:
+            self.theme = "textual-dark"
+
+        def compose(self) -> ComposeResult:
+            yield self.widget
+
+        def action_mark(self) -> None:
+            marks.setdefault("key", time.perf_counter())
+
+    if widget_kind == "pane":
+        widget: Any = TerminalPane("bench", command="bench", session_cwd=Path("/"), animate=False)
+        view: Any = widget.view
+    else:
+        widget = view = Log()
+
+    def hook(render_line: Callable[[int], Strip]) -> Callable[[int], Strip]:
+        def render(y: int) -> Strip:
+            strip = render_line(y)
+            if "rendered" not in marks and last_line in "".join(s.text for s in strip):
+                marks["rendered"] = time.perf_counter()
+            return strip
+
+        return render
+
+    view.render_line = hook(view.render_line)
+    app = Host(widget)
+    rss_before, _ = rss_mb()
+    result: dict[str, Any] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        gaps: list[float] = []
+        beating = True
+
+        async def heartbeat() -> None:
+            last = time.perf_counter()
+            while beating:
+                await asyncio.sleep(0.001)
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+
+        beat = asyncio.create_task(heartbeat())
+        await asyncio.sleep(0.01)
+        gaps.clear()
+        assert app._driver is not None
+        start = time.perf_counter()
+        cpu_start = time.process_time()
+        if chunk is None:
+            if widget_kind == "pane":
+                widget.append(text)
+            else:
+                widget.write_lines(text.splitlines())
+            app._driver.send_message(events.Key("x", "x"))
+        else:
+            # Streamed like a socket reader: one small append per loop iteration.
+            write = widget.append if widget_kind == "pane" else widget.write
+            for pos in range(0, len(text), chunk):
+                write(text[pos : pos + chunk])
+                if pos == 0:
+                    app._driver.send_message(events.Key("x", "x"))
+                await asyncio.sleep(0)
+        if widget_kind == "pane":
+            await widget.flush()
+        parsed = time.perf_counter()
+        deadline = parsed + 30
+        while "rendered" not in marks or "key" not in marks:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"not rendered: {marks}")
+            await asyncio.sleep(0.002)
+        cpu = time.process_time() - cpu_start
+        beating = False
+        await beat
+        rss_after, _ = rss_mb()
+        result = {
+            "parsed_s": parsed - start,
+            "rendered_s": marks["rendered"] - start,
+            "cpu_s": cpu,
+            "stall_ms": max(gaps) * 1000 if gaps else 0.0,
+            "key_ms": (marks["key"] - start) * 1000,
+            "key_during": marks["key"] < marks["rendered"],
+            "rss_before_mb": rss_before,
+            "rss_after_mb": rss_after,
+        }
+        # Memory stays bounded: two more bursts of the same size.
+        for _ in range(2):
+            if widget_kind == "pane":
+                widget.append(text)
+                await widget.flush()
+            else:
+                widget.write_lines(text.splitlines())
+            await pilot.pause()
+        result["rss_after_3_mb"], result["rss_peak_mb"] = rss_mb()
+        if widget_kind == "pane":
+            result["lines_kept"] = len(widget.plain_lines())
+            result["truncated"] = widget.truncated
+        else:
+            result["lines_kept"] = widget.line_count
+    return result
+
+
+SCENARIOS: dict[str, tuple[str, str, int | None]] = {
+    "pane-plain": ("pane", "plain", None),
+    "log-plain": ("log", "plain", None),
+    "pane-colour": ("pane", "colour", None),
+    "log-colour": ("log", "colour", None),
+    "pane-progress": ("pane", "progress", None),
+    "pane-stream4k": ("pane", "plain", 4096),
+    "log-stream4k": ("log", "plain", 4096),
+}
+BASELINES = {
+    "pane-plain": "log-plain",
+    "pane-colour": "log-colour",
+    "pane-stream4k": "log-stream4k",
+}
+
+
+def run_one(name: str) -> dict[str, Any]:
+    widget_kind, text_kind, chunk = SCENARIOS[name]
+    text = make_text(text_kind)
+    result = asyncio.run(measure(widget_kind, text, chunk))
+    result["mb"] = len(text.encode()) / 1e6
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS))
+    parser.add_argument("--one", choices=sorted(SCENARIOS), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one)))
+        return
+    names = args.scenario or list(SCENARIOS)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEXTUAL_")}
+    medians: dict[str, dict[str, Any]] = {}
+    for name in names:
+        runs = []
+        for _ in range(args.runs):
+            out = subprocess.run(
+                [sys.executable, __file__, "--one", name],
+                check=True,
+                capture_output=True,
+                text=True,
+                env=env,
+            )
+            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        medians[name] = {
+            key: statistics.median(r[key] for r in runs)
+            if isinstance(runs[0][key], float | int) and not isinstance(runs[0][key], bool)
+            else all(r[key] for r in runs)
+            for key in runs[0]
+        }
+    print(f"median of {args.runs} runs, each in a fresh process; headless run_test 120x40")
+    header = (
+        f"{'scenario':<14}{'MB':>6}{'parsed':>9}{'rendered':>10}{'cpu':>8}{'stall':>9}{'key':>9}"
+        f"{'during':>8}{'kept':>9}{'RSS before':>12}{'after':>8}{'after 3x':>10}{'peak':>8}"
+    )
+    print(header)
+    for name, m in medians.items():
+        print(
+            f"{name:<14}{m['mb']:>6.1f}{m['parsed_s']:>8.3f}s{m['rendered_s']:>9.3f}s"
+            f"{m['cpu_s']:>7.3f}s"
+            f"{m['stall_ms']:>7.0f}ms{m['key_ms']:>7.0f}ms{'yes' if m['key_during'] else 'no':>8}"
+            f"{m['lines_kept']:>9,.0f}{m['rss_before_mb']:>10.0f}MB{m['rss_after_mb']:>6.0f}MB"
+            f"{m['rss_after_3_mb']:>8.0f}MB{m['rss_peak_mb']:>6.0f}MB"
+        )
+    for ours, base in BASELINES.items():
+        if ours in medians and base in medians:
+            ratio = medians[ours]["rendered_s"] / medians[base]["rendered_s"]
+            stall = medians[ours]["stall_ms"] / max(medians[base]["stall_ms"], 1e-9)
+            print(f"{ours} / {base}: rendered x{ratio:.2f}, longest stall x{stall:.2f}")
+
+
+if __name__ == "__main__":
+    main()
