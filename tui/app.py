@@ -37,12 +37,14 @@ from tui.connection import (
     can_load,
     open_session,
 )
+from tui.diffing import DiffItem
 from tui.permissions import PendingPermission
 from tui.state import Change, Conversation, SessionChanged
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.conversation import ConversationView
+from tui.widgets.diff_review import DiffReviewScreen
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.header import HeaderInfo, SessionHeader
 from tui.widgets.permission import PermissionPanel
@@ -209,6 +211,7 @@ class DshApp(App[None]):
             prompt.placeholder = "Message the agent"
 
     def _on_connected(self, session: AgentSession) -> None:
+        self.query_one(ConversationView).terminals = session.client.terminals
         self._last_session_id = session.session_id
         self._agent_can_load = can_load(session.init)
         self.conversation.start_session(session.session.modes, session.session.config_options or [])
@@ -314,6 +317,24 @@ class DshApp(App[None]):
             prompt = self.query_one("#prompt", Input)
             prompt.display = True
             prompt.focus()
+
+    def on_permission_panel_review_requested(self, event: PermissionPanel.ReviewRequested) -> None:
+        """Open the full-screen diff review; accepting or rejecting answers the request."""
+        panel = event.control
+        request = event.request
+        items = [DiffItem(i.path, i.old_text, i.new_text) for i in panel.diff_items()]
+        title = request.tool_call.title or request.tool_call.tool_call_id
+
+        def answered(verdict: str | None) -> None:
+            wanted = {"accept": "allow", "reject": "reject"}.get(verdict or "")
+            if wanted is None:
+                return
+            for _key, option in request.keyed_options:
+                if option.kind.startswith(wanted):
+                    request.choose(option.option_id)
+                    return
+
+        self.push_screen(DiffReviewScreen(items, self.config.cwd, title), answered)
 
     def cancel_permissions(self) -> None:
         for request in list(self._permissions):

@@ -18,16 +18,20 @@ from tui.state import (
     ToolCallChanged,
     ToolCallEntry,
 )
+from tui.terminals import TerminalManager
 from tui.widgets.messages import AgentMessage, Notice, ThoughtMessage, UserMessage
 from tui.widgets.tool_card import ToolCard
-
 
 # Live widgets kept in the transcript, and how many leave at once when it grows past that.
 MAX_LIVE = 200
 PRUNE_BATCH = 50
 
 
-def widget_for(entry: MessageEntry | ToolCallEntry | NoticeEntry, cwd: Path) -> Widget:
+def widget_for(
+    entry: MessageEntry | ToolCallEntry | NoticeEntry,
+    cwd: Path,
+    terminals: TerminalManager | None = None,
+) -> Widget:
     if isinstance(entry, MessageEntry):
         if entry.role == "user":
             return UserMessage(entry.text)
@@ -35,7 +39,7 @@ def widget_for(entry: MessageEntry | ToolCallEntry | NoticeEntry, cwd: Path) -> 
             return ThoughtMessage(entry.text)
         return AgentMessage(entry.text)
     if isinstance(entry, ToolCallEntry):
-        return ToolCard(entry, cwd)
+        return ToolCard(entry, cwd, terminals)
     return Notice(entry.text, entry.level)
 
 
@@ -52,6 +56,8 @@ class ConversationView(VerticalScroll):
         self.cwd = cwd
         self._widgets: dict[int, Widget] = {}
         self._scroll_pending = False
+        # The client's terminals, so cards can show `terminal/create` output live.
+        self.terminals: TerminalManager | None = None
         self._pending_mounts: list[Widget] = []
         self._live: list[Widget] = []
         self.hidden_count = 0
@@ -62,7 +68,7 @@ class ConversationView(VerticalScroll):
         for change in changes:
             match change:
                 case EntryAdded(entry=entry):
-                    widget = widget_for(entry, self.cwd)
+                    widget = widget_for(entry, self.cwd, self.terminals)
                     self._widgets[id(entry)] = widget
                     self._queue_mount(widget)
                 case TextAppended(entry=entry, text=text):
@@ -71,12 +77,12 @@ class ConversationView(VerticalScroll):
                         target.add_text(text)
                 case ToolCallChanged(entry=entry, fields=fields):
                     card = self._widgets.get(id(entry))
-                    if isinstance(card, ToolCard) and card.is_mounted:
+                    if isinstance(card, ToolCard):
                         card.refresh_fields(fields)
-                case TerminalOutput(entry=entry):
+                case TerminalOutput(entry=entry, data=data):
                     card = self._widgets.get(id(entry))
-                    if isinstance(card, ToolCard) and card.is_mounted:
-                        card.refresh_fields(frozenset({"terminal"}))
+                    if isinstance(card, ToolCard):
+                        card.append_terminal_output(data)
         if follow and not self._scroll_pending:
             # One scroll per refresh, however many updates arrive before it.
             self._scroll_pending = True

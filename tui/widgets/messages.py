@@ -14,14 +14,18 @@ class StreamingMarkdown(Markdown):
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self._pending: list[str] = [text] if text else []
         self._flushing = False
+        self._ready = False
 
     def on_mount(self) -> None:
+        # `is_mounted` turns true only after this handler; a chunk arriving in between
+        # must still be flushed, so readiness is tracked here.
+        self._ready = True
         if self._pending:
             self._schedule()
 
     def add_text(self, text: str) -> None:
         self._pending.append(text)
-        if self.is_mounted:
+        if self._ready:
             self._schedule()
 
     def _schedule(self) -> None:

@@ -78,9 +78,14 @@ class PermissionPanel(Vertical, can_focus=True):
     BINDINGS = [("escape", "cancel_request", "Cancel")]
 
     class ReviewRequested(Message):
-        def __init__(self, request: PendingPermission) -> None:
+        def __init__(self, panel: PermissionPanel, request: PendingPermission) -> None:
             super().__init__()
+            self.panel = panel
             self.request = request
+
+        @property
+        def control(self) -> PermissionPanel:
+            return self.panel
 
     def __init__(
         self, request: PendingPermission, cwd: Path, card_content: list[Any] | None = None
@@ -111,7 +116,7 @@ class PermissionPanel(Vertical, can_focus=True):
     def on_key(self, event: events.Key) -> None:
         key = event.character if event.character and event.character.isprintable() else event.key
         if event.key == "enter" and diff_items(self.request, self.card_content):
-            self.post_message(self.ReviewRequested(self.request))
+            self.post_message(self.ReviewRequested(self, self.request))
         else:
             for option_key, option in self.request.keyed_options:
                 if key == option_key:
@@ -121,6 +126,9 @@ class PermissionPanel(Vertical, can_focus=True):
                 return
         event.stop()
         event.prevent_default()
+
+    def diff_items(self) -> list[FileEditToolCallContent]:
+        return diff_items(self.request, self.card_content)
 
     def action_cancel_request(self) -> None:
         self.request.cancel()

@@ -1,0 +1,97 @@
+"""The bundled demo through the real dsh-agent, with the terminal capability on and off.
+
+The same scenario renders commands as live terminal panes (on) or as the agent's fenced
+console fallback in generic cards (off); diffs render as diff panels either way.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+
+import tui.widgets.tool_card
+from support import wait_until
+from tui.app import AppConfig, DshApp
+from tui.widgets.diff_panel import DiffPanel
+from tui.widgets.messages import AgentMessage
+from tui.widgets.terminal_pane import TerminalPane
+
+AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
+
+
+def demo_app(workspace: Path, logs: Path, terminal: bool) -> DshApp:
+    return DshApp(AppConfig(AGENT, workspace, terminal, log_dir=logs))
+
+
+async def play_demo(app: DshApp, pilot: Any) -> None:
+    await wait_until(pilot, lambda: app.session is not None)
+    app.query_one("#prompt", Input).value = "demo"
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.turns_completed == 1, timeout=60)
+    await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
+    for pane in app.query(TerminalPane):
+        await pane.flush()
+    for panel in app.query(DiffPanel):
+        await panel.wait_highlighted()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("terminal", [True, False], ids=["terminal-on", "terminal-off"])
+def test_demo(
+    snap_compare: Any,
+    snapshot_workspace: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    terminal: bool,
+) -> None:
+    """Every card kind: plan, new file, two-hunk edit, read, exit 0 and 3, SIGTERM, long output."""
+    monkeypatch.setattr(tui.widgets.tool_card, "PANE_CLOCK", lambda: 0.0)
+    app = demo_app(snapshot_workspace, tmp_path, terminal)
+
+    async def run(pilot: Any) -> None:
+        await play_demo(app, pilot)
+        app.query_one("#conversation").scroll_home(animate=False)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 230), run_before=run)
+
+
+async def test_demo_renders_each_card_type(tmp_path: Path) -> None:
+    """Terminal panes with exit badges when the capability is on; diff panels for file edits."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    app = demo_app(workspace, tmp_path / "logs", True)
+    async with app.run_test(size=(100, 50)) as pilot:
+        await play_demo(app, pilot)
+        panes = list(app.query(TerminalPane))
+        badges = [pane.status_text() for pane in panes]
+        assert any("✓ exit 0" in badge for badge in badges)
+        assert any("✕ exit 3" in badge for badge in badges)
+        assert any("killed by SIGTERM" in badge for badge in badges)
+        assert any(pane.line_count >= 400 for pane in panes)
+        assert len(app.query(DiffPanel)) >= 2
+        await app.action_quit()
+
+
+async def test_demo_without_terminal_capability_shows_console_fallback(tmp_path: Path) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    app = demo_app(workspace, tmp_path / "logs", False)
+    async with app.run_test(size=(100, 50)) as pilot:
+        await play_demo(app, pilot)
+        assert not app.query(TerminalPane)
+        texts = [
+            block.content.text
+            for entry in app.conversation.tool_calls.values()
+            for item in entry.content
+            if getattr(item, "type", "") == "content"
+            for block in [item]
+            if getattr(block.content, "type", "") == "text"
+        ]
+        assert any(text.startswith("```console\n") and "[exit code: 3]" in text for text in texts)
+        await app.action_quit()
