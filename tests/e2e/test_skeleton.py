@@ -110,3 +110,59 @@ async def test_escape_cancels_a_running_turn(tmp_path: Path) -> None:
         notices = [str(n.render()) for n in app.query("Notice")]
         assert "turn ended: cancelled" in notices
         await app.action_quit()
+
+
+async def test_resume_picker_loads_an_earlier_session(tmp_path: Path) -> None:
+    """Prompt, quit, start again with --resume: the picker lists the session and loads it."""
+    from tui.widgets.choice import ChoiceScreen
+
+    first = make_app(tmp_path)
+    async with first.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: first.session is not None)
+        first.query_one("#prompt", Input).value = "remember this line"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: first.turns_completed == 1)
+        await first.action_quit()
+
+    workspace = tmp_path / "work"
+    second = DshApp(AppConfig(AGENT_COMMAND, workspace, True, log_dir=tmp_path / "logs", resume=""))
+    async with second.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(second.screen, ChoiceScreen))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: second.session is not None)
+        session = second.session
+        assert session is not None and session.resumed
+        prompts = [str(m.render()) for m in second.query(UserMessage)]
+        assert prompts == ["› remember this line"]
+        await wait_until(pilot, lambda: bool(second.query(AgentMessage)))
+        await second.action_quit()
+
+
+async def test_hung_agent_still_cancels_and_quits(tmp_path: Path) -> None:
+    """An agent that ignores everything: Esc returns control and Ctrl+Q still exits."""
+    hung = tmp_path / "hung_agent.py"
+    hung.write_text(
+        "import sys, time\n"
+        "import json\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    if msg.get('method') == 'initialize':\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': "
+        "{'protocolVersion': 1, 'agentCapabilities': {}}}), flush=True)\n"
+        "    elif msg.get('method') == 'session/new':\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': "
+        "{'sessionId': 'h'}}), flush=True)\n"
+        "    # prompts and cancels are never answered\n"
+    )
+    app = make_app(tmp_path, shlex.join([sys.executable, str(hung)]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        session = app.session
+        assert session is not None
+        app.query_one("#prompt", Input).value = "hello?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.turn_running)
+        await pilot.press("escape")
+        pid = session.process.pid
+        await app.action_quit()
+    assert not alive(pid)

@@ -18,6 +18,7 @@ from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.messages import AgentMessage, ThoughtMessage
 from tui.widgets.permission import PermissionPanel
+from tui.widgets.terminal_pane import TerminalPane
 
 SCRIPT_AGENT = Path(__file__).parent.parent / "e2e" / "script_agent.py"
 HELLO = str(SNAPSHOT_WORKSPACE / "hello.py")
@@ -239,6 +240,33 @@ def test_agent_failed_screen(
 
     async def run(pilot: Any) -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_spec_terminal(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
+    """A command the agent ran through terminal/create: its live pane with output and exit."""
+    script = {
+        "prompts": [
+            [
+                {
+                    "terminal": {
+                        "command": "printf",
+                        "args": ["\\033[32mgreen\\033[0m and plain\\n"],
+                        "toolCallId": "t1",
+                    }
+                }
+            ]
+        ]
+    }
+    app = script_app(tmp_path, script)
+
+    async def run(pilot: Any) -> None:
+        await prompt(app, pilot, "run it")
+        await settled(app, pilot)
+        for pane in app.query(TerminalPane):
+            await pane.flush()
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
