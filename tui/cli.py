@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from tui.agent_log import default_log_dir
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dsh-tui",
-        description="A terminal client for the Agent Client Protocol (ACP).",
+        description="A terminal client for the Agent Client Protocol (ACP). "
+        "`dsh-tui demo` plays the capability-negotiation demo.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
     parser.add_argument(
@@ -65,8 +67,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def run_demo(argv: Sequence[str]) -> None:
+    parser = argparse.ArgumentParser(
+        prog="dsh-tui demo",
+        description="Play the bundled demo twice, side by side: with the terminal capability "
+        "(live terminal panes) and without it (the agent's console fallback). Offline.",
+    )
+    parser.add_argument("--log-dir", type=Path, default=None, help="where the agents' stderr goes")
+    args = parser.parse_args(argv)
+    from tui.demo import DemoApp
+
+    DemoApp(log_dir=args.log_dir).run()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["demo"]:
+        run_demo(arguments[1:])
+        return
+    args = build_parser().parse_args(arguments)
     cwd = args.cwd.expanduser().resolve()
     if not cwd.is_dir():
         raise SystemExit(f"dsh-tui: --cwd {cwd} is not a directory")

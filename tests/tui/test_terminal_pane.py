@@ -6,6 +6,7 @@ the token-by-token parser stores.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import shlex
@@ -432,8 +433,6 @@ async def test_a_killed_process_shows_its_signal_and_replays_into_a_late_pane(
 
 
 async def wait_until_output(manager: TerminalManager, terminal_id: str, text: str) -> None:
-    import asyncio
-
     for _ in range(500):
         if text in manager.output(terminal_id).output:
             return

@@ -18,7 +18,7 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -177,7 +177,7 @@ class ToolCard(Vertical):
     ToolCard.-failed { border: round $error; }
     ToolCard.-completed { border: round $success-darken-2; }
     ToolCard > .card-header { height: auto; }
-    ToolCard > .card-text { height: auto; }
+    ToolCard > .card-text { height: auto; max-height: 24; }
     ToolCard > DiffPanel, ToolCard > TerminalPane { margin-top: 1; }
     ToolCard.-collapsed > .card-body { display: none; }
     """
@@ -256,8 +256,8 @@ class ToolCard(Vertical):
             part = DiffPanel(segment.diffs, self.cwd, max_height=DIFF_MAX_ROWS)
             self._sources[segment.key] = segment.diffs
         else:
-            part = Static(card_markdown(segment.markdown))
-            part.add_class("card-text")
+            # Long text (a console fallback of a noisy command) scrolls inside the card.
+            part = VerticalScroll(Static(card_markdown(segment.markdown)), classes="card-text")
             self._sources[segment.key] = segment.markdown
         part.add_class("card-body")
         self._parts[segment.key] = part
@@ -269,8 +269,8 @@ class ToolCard(Vertical):
         if isinstance(part, DiffPanel):
             part.set_items(segment.diffs)
             self._sources[segment.key] = segment.diffs
-        elif isinstance(part, Static):
-            part.update(card_markdown(segment.markdown))
+        elif isinstance(part, VerticalScroll):
+            part.query_one(Static).update(card_markdown(segment.markdown))
             self._sources[segment.key] = segment.markdown
 
     def _make_pane(self, terminal_id: str) -> TerminalPane:

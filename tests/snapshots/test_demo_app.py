@@ -1,0 +1,61 @@
+"""`dsh-tui demo`: both sides complete, offline, and differ only where the capability says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tui.widgets.tool_card
+from support import wait_until
+from tui.demo import DemoApp, DemoSide
+from tui.widgets.diff_panel import DiffPanel
+from tui.widgets.terminal_pane import TerminalPane
+
+DEMO_ROOT = Path("/tmp/dsh-snapshot-demo")
+
+
+def console_texts(side: DemoSide) -> list[str]:
+    return [
+        item.content.text
+        for entry in side.conversation.tool_calls.values()
+        for item in entry.content
+        if getattr(item, "type", "") == "content" and getattr(item.content, "type", "") == "text"
+    ]
+
+
+async def test_demo_plays_both_sides(tmp_path: Path) -> None:
+    app = DemoApp(root=tmp_path / "demo", log_dir=tmp_path / "logs")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
+        await pilot.pause()
+        left, right = app.sides
+        assert left.terminal and not right.terminal
+        assert left.query(TerminalPane) and not right.query(TerminalPane)
+        assert left.query(DiffPanel) and right.query(DiffPanel)
+        assert any(text.startswith("```console\n") for text in console_texts(right))
+        assert not any(text.startswith("```console\n") for text in console_texts(left))
+        assert set(left.conversation.tool_calls) == set(right.conversation.tool_calls)
+        assert "terminal cards on" in str(left.query_one(".strip").render())
+        assert "console text" in str(right.query_one(".strip").render())
+        await app.action_quit()
+
+
+def test_demo_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Both sides after the scenario: panes on the left, console fallback on the right."""
+    monkeypatch.setattr(tui.widgets.tool_card, "PANE_CLOCK", lambda: 0.0)
+    for side in ("terminal-on", "terminal-off"):
+        for stale in (DEMO_ROOT / side).glob("*"):
+            stale.unlink()
+    app = DemoApp(root=DEMO_ROOT, log_dir=tmp_path)
+
+    async def run(pilot: Any) -> None:
+        await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
+        for pane in app.query(TerminalPane):
+            await pane.flush()
+        for panel in app.query(DiffPanel):
+            await panel.wait_highlighted()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(200, 60), run_before=run)

@@ -1,0 +1,159 @@
+"""`dsh-tui demo`: one scenario, two capability negotiations, side by side.
+
+Each side spawns its own dsh-agent (offline, full-access, in its own scratch workspace) and
+plays the bundled demo. The left side advertises the terminal capability, the right does not,
+so the same commands arrive as live terminal panes on one side and as the agent's console
+fallback on the other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Static
+from textual.worker import WorkerCancelled, WorkerFailed
+
+from tui.agent_log import new_agent_log
+from tui.capabilities import consequences
+from tui.connection import AgentFailed, LaunchSpec, SessionUpdate, open_session
+from tui.permissions import cancelled
+from tui.state import Change, Conversation
+from tui.widgets.conversation import ConversationView
+
+DEMO_AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
+LEGEND = (
+    "dsh-tui demo · the same scenario twice: the left client advertises the terminal "
+    "capability, the right one does not"
+)
+
+
+def strip_text(terminal: bool, agent: str, facts: list[str]) -> Text:
+    text = Text()
+    text.append("terminal ", style="bold")
+    text.append("✓" if terminal else "✗", style="bold green" if terminal else "bold red")
+    text.append(f"  · {agent}\n", style="dim")
+    text.append("\n".join(facts[:1]), style="italic")
+    return text
+
+
+class DemoSide(Vertical):
+    """One client session: its negotiated capabilities above its transcript."""
+
+    DEFAULT_CSS = """
+    DemoSide { width: 1fr; height: 1fr; border: round $panel-lighten-2; }
+    DemoSide > .strip { height: 2; padding: 0 1; background: $boost; }
+    """
+
+    def __init__(self, terminal: bool, workspace: Path, log_dir: Path | None) -> None:
+        super().__init__()
+        self.terminal = terminal
+        self.workspace = workspace
+        self.log_dir = log_dir
+        self.conversation = Conversation()
+        self.turn_done = False
+        self.failure: AgentFailed | None = None
+        self.border_title = "terminal on" if terminal else "terminal off → console fallback"
+        self._strip = Static(strip_text(terminal, "connecting…", []), classes="strip")
+        self._view = ConversationView(workspace)
+
+    def compose(self) -> ComposeResult:
+        yield self._strip
+        yield self._view
+
+    def on_mount(self) -> None:
+        self.run_demo()
+
+    @work(group="demo", exit_on_error=False)
+    async def run_demo(self) -> None:
+        spec = LaunchSpec.from_command(
+            DEMO_AGENT, self.workspace, new_agent_log(self.log_dir), self.terminal
+        )
+        try:
+            async with open_session(spec, self) as session:
+                self._view.terminals = session.client.terminals
+                info = session.init.agent_info
+                agent = f"{info.name} {info.version}" if info else "agent"
+                facts = consequences(session.capabilities, session.init)
+                self._strip.update(strip_text(self.terminal, agent, facts))
+                self._apply(self.conversation.add_prompt("demo"))
+                await session.prompt("demo")
+                self.turn_done = True
+        except AgentFailed as failure:
+            self.failure = failure
+            note = f"{failure.reason}\n{failure.stderr_tail}"
+            self._apply(self.conversation.notice(note, "error"))
+
+    def _apply(self, changes: list[Change]) -> None:
+        self._view.apply(changes)
+
+    # The ClientSink protocol.
+    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
+        self._apply(self.conversation.apply(update))
+
+    def on_unsupported(self, session_id: str, what: str) -> None:
+        self._apply(self.conversation.notice(f"unsupported {what} (not shown)", "warning"))
+
+    async def ask_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        return cancelled()  # the demo agent runs in full-access mode and never asks
+
+
+class DemoApp(App[None]):
+    TITLE = "dsh-tui demo"
+    BINDINGS = [Binding("q,ctrl+q", "quit", "Quit", priority=True)]
+    CSS = """
+    #legend { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    #sides { height: 1fr; }
+    """
+
+    def __init__(
+        self, root: Path | None = None, log_dir: Path | None = None, theme: str = "textual-dark"
+    ) -> None:
+        super().__init__()
+        self.theme = theme
+        self._own_root = root is None
+        self.root = root or Path(tempfile.mkdtemp(prefix="dsh-demo-"))
+        self.log_dir = log_dir
+
+    def compose(self) -> ComposeResult:
+        yield Static(LEGEND, id="legend")
+        with Horizontal(id="sides"):
+            for terminal, name in ((True, "terminal-on"), (False, "terminal-off")):
+                workspace = self.root / name
+                workspace.mkdir(parents=True, exist_ok=True)
+                yield DemoSide(terminal, workspace, self.log_dir)
+        yield Footer()
+
+    @property
+    def sides(self) -> list[DemoSide]:
+        return list(self.query(DemoSide))
+
+    async def action_quit(self) -> None:
+        await self.stop_sides()
+        self.exit()
+
+    async def on_unmount(self) -> None:
+        await self.stop_sides()
+        if self._own_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    async def stop_sides(self) -> None:
+        """Let each side close its connection and reap its agent before the loop ends."""
+        for worker in [w for w in self.workers if w.group == "demo"]:
+            if not worker.is_finished and not worker.is_cancelled:
+                worker.cancel()
+            # Cancelled or failed, it has ended either way; wait() lets its cleanup finish.
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
