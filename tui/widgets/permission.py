@@ -13,10 +13,11 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from tui.diffing import relative_path
 from tui.permissions import PendingPermission
 from tui.state import block_text
 from tui.textsafe import clean_text
-from tui.widgets.tool_card import KIND_ICONS, display_path
+from tui.widgets.tool_card import KIND_ICONS
 
 PREVIEW_LINES = 8
 
@@ -31,7 +32,7 @@ def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any])
     for item in request.tool_call.content or card_content:
         if isinstance(item, FileEditToolCallContent):
             badge = " (new file)" if item.old_text is None else ""
-            lines.append((display_path(item.path, cwd) + badge, "bold"))
+            lines.append((relative_path(item.path, cwd) + badge, "bold"))
             for old in (item.old_text or "").splitlines():
                 lines.append(("- " + old, "red"))
             for new in item.new_text.splitlines():

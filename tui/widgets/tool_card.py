@@ -22,7 +22,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.diffing import DiffItem
+from tui.diffing import DiffItem, relative_path
 from tui.state import ToolCallEntry, block_text
 from tui.terminals import TerminalManager
 from tui.textsafe import clean_text
@@ -54,14 +54,6 @@ STATUS_LABELS = {
 }
 
 
-def display_path(path: str, cwd: Path) -> str:
-    """Paths inside the workspace read relative to it; others stay absolute."""
-    try:
-        return str(Path(path).relative_to(cwd))
-    except ValueError:
-        return path
-
-
 def header_text(
     entry: ToolCallEntry, cwd: Path, spinner_frame: int | None = None, collapsed: bool = False
 ) -> Text:
@@ -78,7 +70,7 @@ def header_text(
         text.append("  ▸ collapsed", style="dim")
     if entry.locations:
         where = ", ".join(
-            display_path(loc.path, cwd) + (f":{loc.line}" if loc.line else "")
+            relative_path(loc.path, cwd) + (f":{loc.line}" if loc.line else "")
             for loc in entry.locations
         )
         text.append(f"\n{clean_text(where)}", style="dim")
