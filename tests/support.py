@@ -22,3 +22,28 @@ async def wait_until(pilot: Any, predicate: Callable[[], bool], timeout: float =
         if loop.time() > deadline:
             raise AssertionError("condition not reached before the timeout")
         await pilot.pause(0.02)
+
+
+async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
+    """Wait until every tool call has a mounted card and its diffs and panes are drawn.
+
+    Cards mount in batches after the updates arrive, so a turn can be over before its last
+    cards exist; waiting on the panels found too early would let a snapshot race them.
+    """
+    from tui.widgets.diff_panel import DiffPanel
+    from tui.widgets.terminal_pane import TerminalPane
+
+    def mounted() -> bool:
+        for entry in conversation.tool_calls.values():
+            card = view.widget_of(entry)
+            if card is None or not card.is_mounted:
+                return False
+        return True
+
+    await wait_until(pilot, mounted)
+    await pilot.pause()
+    for pane in view.query(TerminalPane):
+        await pane.flush()
+    for panel in view.query(DiffPanel):
+        await panel.wait_highlighted()
+    await pilot.pause()

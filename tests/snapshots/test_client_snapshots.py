@@ -12,9 +12,10 @@ import pytest
 from textual.widgets import Input
 
 import tui.app
-from support import SNAPSHOT_WORKSPACE, wait_until
+from support import SNAPSHOT_WORKSPACE, settle_cards, wait_until
 from tui.app import AppConfig, DshApp
 from tui.widgets.capabilities import CapabilitiesScreen
+from tui.widgets.conversation import ConversationView
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.messages import AgentMessage, ThoughtMessage
 from tui.widgets.permission import PermissionPanel
@@ -167,7 +168,7 @@ async def prompt(app: DshApp, pilot: Any, value: str = "fix the greeting") -> No
 async def settled(app: DshApp, pilot: Any) -> None:
     await wait_until(pilot, lambda: app.turns_completed == 1)
     await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
-    await pilot.pause()
+    await settle_cards(pilot, app.conversation, app.query_one(ConversationView))
 
 
 def test_transcript(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 import tui.widgets.tool_card
-from support import wait_until
+from support import settle_cards, wait_until
 from tui.demo import DemoApp, DemoSide
+from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
 
@@ -52,10 +53,7 @@ def test_demo_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, tmp_p
 
     async def run(pilot: Any) -> None:
         await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
-        for pane in app.query(TerminalPane):
-            await pane.flush()
-        for panel in app.query(DiffPanel):
-            await panel.wait_highlighted()
-        await pilot.pause()
+        for side in app.sides:
+            await settle_cards(pilot, side.conversation, side.query_one(ConversationView))
 
     assert snap_compare(app, terminal_size=(200, 60), run_before=run)

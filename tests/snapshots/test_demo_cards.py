@@ -15,8 +15,9 @@ import pytest
 from textual.widgets import Input
 
 import tui.widgets.tool_card
-from support import wait_until
+from support import settle_cards, wait_until
 from tui.app import AppConfig, DshApp
+from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.messages import AgentMessage
 from tui.widgets.terminal_pane import TerminalPane
@@ -34,11 +35,7 @@ async def play_demo(app: DshApp, pilot: Any) -> None:
     await pilot.press("enter")
     await wait_until(pilot, lambda: app.turns_completed == 1, timeout=60)
     await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
-    for pane in app.query(TerminalPane):
-        await pane.flush()
-    for panel in app.query(DiffPanel):
-        await panel.wait_highlighted()
-    await pilot.pause()
+    await settle_cards(pilot, app.conversation, app.query_one(ConversationView))
 
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal-on", "terminal-off"])

@@ -25,6 +25,7 @@ from tui.widgets.tool_card import ToolCard
 # Live widgets kept in the transcript, and how many leave at once when it grows past that.
 MAX_LIVE = 200
 PRUNE_BATCH = 50
+SPINNER_WINDOW = 30
 
 
 def widget_for(
@@ -126,7 +127,8 @@ class ConversationView(VerticalScroll):
         return self._widgets.get(id(entry))
 
     def tick_spinners(self, frame: int) -> None:
-        for widget in self._widgets.values():
+        """Running calls sit near the bottom; ticking only the newest cards keeps a frame cheap."""
+        for widget in self._live[-SPINNER_WINDOW:]:
             if isinstance(widget, ToolCard) and widget.entry.status == "in_progress":
                 widget.tick(frame)
 

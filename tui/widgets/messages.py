@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import Collapsible, Markdown, Static
 
 from tui.textsafe import clean_text
+
+FRAME_S = 1 / 30
 
 
 class StreamingMarkdown(Markdown):
@@ -34,11 +38,15 @@ class StreamingMarkdown(Markdown):
             self.call_later(self._flush)
 
     async def _flush(self) -> None:
+        """Append everything pending, then wait a frame so the next batch is bigger: each
+        append re-renders the last block, so fewer, larger appends keep a fast stream cheap."""
         try:
             while self._pending:
                 batch = clean_text("".join(self._pending))
                 self._pending.clear()
                 await self.append(batch)
+                if self._pending:
+                    await asyncio.sleep(FRAME_S)
         finally:
             self._flushing = False
 

@@ -30,6 +30,7 @@ from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
 
 DIFF_MAX_ROWS = 24
+TEXT_MAX_ROWS = 24
 # Where terminal panes read the time; snapshot tests freeze it so durations are stable.
 PANE_CLOCK: Callable[[], float] = time.monotonic
 CODE_THEME = "monokai"
@@ -170,6 +171,7 @@ class ToolCard(Vertical):
     ToolCard.-completed { border: round $success-darken-2; }
     ToolCard > .card-header { height: auto; }
     ToolCard > .card-text { height: auto; max-height: 24; }
+    ToolCard > Static.card-text { max-height: 100%; }
     ToolCard > DiffPanel, ToolCard > TerminalPane { margin-top: 1; }
     ToolCard.-collapsed > .card-body { display: none; }
     """
@@ -248,8 +250,13 @@ class ToolCard(Vertical):
             part = DiffPanel(segment.diffs, self.cwd, max_height=DIFF_MAX_ROWS)
             self._sources[segment.key] = segment.diffs
         else:
-            # Long text (a console fallback of a noisy command) scrolls inside the card.
-            part = VerticalScroll(Static(card_markdown(segment.markdown)), classes="card-text")
+            text = Static(card_markdown(segment.markdown))
+            if segment.markdown.count("\n") >= TEXT_MAX_ROWS:
+                # Long text (a console fallback of a noisy command) scrolls inside the card;
+                # short text stays one widget, since widget count is what slows long sessions.
+                part = VerticalScroll(text, classes="card-text")
+            else:
+                part = text.add_class("card-text")
             self._sources[segment.key] = segment.markdown
         part.add_class("card-body")
         self._parts[segment.key] = part
@@ -263,6 +270,8 @@ class ToolCard(Vertical):
             self._sources[segment.key] = segment.diffs
         elif isinstance(part, VerticalScroll):
             part.query_one(Static).update(card_markdown(segment.markdown))
+        elif isinstance(part, Static):
+            part.update(card_markdown(segment.markdown))
             self._sources[segment.key] = segment.markdown
 
     def _make_pane(self, terminal_id: str) -> TerminalPane:
