@@ -284,7 +284,7 @@ class DshApp(App[None]):
         self._apply(self.conversation.apply(update))
 
     def on_unsupported(self, session_id: str, what: str) -> None:
-        self._apply(self.conversation.notice(f"unsupported {what} (not shown)", "warning"))
+        self._apply(self.conversation.unsupported(what))
 
     async def ask_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]

@@ -110,7 +110,7 @@ def _visible(ch: str) -> str:
 def display_line(raw: str) -> str:
     """Make one line safe and visible: tabs expanded, controls shown as symbols.
 
-    Substituting instead of stripping (as `tui.textsafe` does for prose) keeps an edit that
+    Substituting instead of stripping (as `sanitize_text` does for prose) keeps an edit that
     inserts an ESC or a bidi override visible in the review, and no raw control character can
     reach the terminal. Lone surrogates (undecodable bytes) become U+FFFD, which every
     terminal can encode.

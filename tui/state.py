@@ -194,6 +194,10 @@ class Conversation:
         """A prompt the user typed always opens its own block, even after another prompt."""
         return self.add(MessageEntry("user", text))
 
+    def unsupported(self, what: str) -> list[Change]:
+        """Something the client cannot show: a small note instead of an error."""
+        return self.notice(f"unsupported {what} (not shown)", "warning")
+
     def append_text(self, role: Role, text: str) -> list[Change]:
         """Chunks merge into the current block of their kind; another kind starts a new block."""
         last = self.entries[-1] if self.entries else None
@@ -235,7 +239,7 @@ class Conversation:
                 return [SessionChanged("config")]
         kind = getattr(update, "session_update", type(update).__name__)
         log.warning("unsupported session update: %r", kind)
-        return self.notice(f"unsupported update: {kind}", "warning")
+        return self.unsupported(f"update kind {kind!r}")
 
     def settle_unfinished(self) -> list[Change]:
         """The agent is gone: calls still pending or running can no longer finish."""

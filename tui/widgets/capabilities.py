@@ -17,18 +17,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.capabilities import CapabilityRow, agent_rows, client_rows, consequences
-from tui.textsafe import clean_text
+from tui.sanitize import sanitize_text
 
 
 def row_text(row: CapabilityRow) -> Text:
     text = Text("  " * row.depth)
-    text.append(clean_text(row.name), style="bold" if row.depth == 0 else "")
+    text.append(sanitize_text(row.name), style="bold" if row.depth == 0 else "")
     if isinstance(row.value, bool):
         text.append(" ")
         text.append("✓" if row.value else "✗", style="green" if row.value else "red")
     elif row.value:
         text.append("  ")
-        text.append(clean_text(row.value), style="cyan")
+        text.append(sanitize_text(row.value), style="cyan")
     return text
 
 

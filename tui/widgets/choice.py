@@ -8,7 +8,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.textsafe import clean_text
+from tui.sanitize import sanitize_text
 
 
 class ChoiceScreen(ModalScreen[str | None]):
@@ -32,7 +32,7 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(("● " if value == self.current else "  ") + clean_text(label), id=value)
+            Option(("● " if value == self.current else "  ") + sanitize_text(label), id=value)
             for value, label in self.choices
         ]
         menu = OptionList(*options)

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.textsafe import clean_text
+from tui.sanitize import sanitize_text
 
 MAX_SHOWN = 6
 
@@ -53,8 +53,10 @@ class CommandMenu(Static):
         for index, command in enumerate(found[:MAX_SHOWN]):
             if index:
                 text.append("\n")
-            text.append(f"/{clean_text(command.name)}", style="bold" if index else "bold reverse")
-            text.append("  " + clean_text(command.description), style="dim")
+            text.append(
+                f"/{sanitize_text(command.name)}", style="bold" if index else "bold reverse"
+            )
+            text.append("  " + sanitize_text(command.description), style="dim")
         if len(found) > MAX_SHOWN:
             text.append(f"\n… {len(found) - MAX_SHOWN} more", style="dim")
         self.update(text)

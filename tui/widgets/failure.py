@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tui.connection import AgentFailed
-from tui.textsafe import clean_text
+from tui.sanitize import sanitize_text
 
 
 def failure_text(failure: AgentFailed) -> Text:
@@ -19,15 +19,15 @@ def failure_text(failure: AgentFailed) -> Text:
         exit_text = f"killed by signal {-failure.exit_code}"
     text = Text()
     text.append("The agent failed\n\n", style="bold red")
-    text.append(clean_text(failure.reason) + "\n\n")
+    text.append(sanitize_text(failure.reason) + "\n\n")
     text.append("command  ", style="bold")
-    text.append(clean_text(failure.spec.command_line) + "\n")
+    text.append(sanitize_text(failure.spec.command_line) + "\n")
     text.append("exit     ", style="bold")
     text.append(exit_text + "\n")
     text.append("log      ", style="bold")
     text.append(str(failure.spec.log_path) + "\n\n")
     text.append("stderr (last lines)\n", style="bold")
-    text.append(clean_text(failure.stderr_tail) or "(empty)", style="dim")
+    text.append(sanitize_text(failure.stderr_tail) or "(empty)", style="dim")
     return text
 
 

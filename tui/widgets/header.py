@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.textsafe import clean_text
+from tui.sanitize import sanitize_text
 
 
 @dataclass(frozen=True)
@@ -32,22 +32,22 @@ def header_text(info: HeaderInfo) -> Text:
     text = Text.assemble(
         ("dsh-tui", "bold"),
         " · ",
-        (clean_text(f"{info.agent_name} {info.agent_version}".strip()), "bold"),
+        (sanitize_text(f"{info.agent_name} {info.agent_version}".strip()), "bold"),
         f" · ACP v{info.protocol_version} ·",
     )
     flag(text, "terminal", info.terminal)
     flag(text, "fs", info.fs)
     if info.mode:
         text.append(" · mode: ")
-        text.append(clean_text(info.mode), style="bold")
+        text.append(sanitize_text(info.mode), style="bold")
     if info.model:
         text.append(" · model: ")
-        text.append(clean_text(info.model), style="bold")
+        text.append(sanitize_text(info.model), style="bold")
     text.append(" · ")
-    text.append(clean_text(info.workspace), style="dim")
+    text.append(sanitize_text(info.workspace), style="dim")
     if info.title:
         text.append(" · ")
-        text.append(clean_text(info.title).replace("\n", " "), style="italic")
+        text.append(sanitize_text(info.title).replace("\n", " "), style="italic")
     return text
 
 
@@ -64,7 +64,7 @@ class SessionHeader(Static):
 
     def show_connecting(self, command: str) -> None:
         self.update(
-            Text.assemble(("dsh-tui", "bold"), " · starting ", (clean_text(command), "dim"))
+            Text.assemble(("dsh-tui", "bold"), " · starting ", (sanitize_text(command), "dim"))
         )
 
     def show_info(self, info: HeaderInfo) -> None:

@@ -6,7 +6,7 @@ import asyncio
 
 from textual.widgets import Collapsible, Markdown, Static
 
-from tui.textsafe import clean_text
+from tui.sanitize import sanitize_text
 
 FRAME_S = 1 / 30
 
@@ -42,7 +42,7 @@ class StreamingMarkdown(Markdown):
         append re-renders the last block, so fewer, larger appends keep a fast stream cheap."""
         try:
             while self._pending:
-                batch = clean_text("".join(self._pending))
+                batch = sanitize_text("".join(self._pending))
                 self._pending.clear()
                 await self.append(batch)
                 if self._pending:
@@ -76,7 +76,7 @@ class UserMessage(Static):
         self._refresh_text()
 
     def _refresh_text(self) -> None:
-        self.update("› " + clean_text(self._text))
+        self.update("› " + sanitize_text(self._text))
 
 
 class AgentMessage(StreamingMarkdown):
@@ -120,4 +120,4 @@ class Notice(Static):
     """
 
     def __init__(self, text: str, level: str) -> None:
-        super().__init__(clean_text(text), markup=False, classes=f"-{level}")
+        super().__init__(sanitize_text(text), markup=False, classes=f"-{level}")

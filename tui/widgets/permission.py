@@ -15,8 +15,8 @@ from textual.widgets import Static
 
 from tui.diffing import relative_path
 from tui.permissions import PendingPermission
+from tui.sanitize import sanitize_text
 from tui.state import block_text
-from tui.textsafe import clean_text
 from tui.widgets.tool_card import KIND_ICONS
 
 PREVIEW_LINES = 8
@@ -45,7 +45,7 @@ def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any])
         lines.append((str(request.tool_call.raw_input), "dim"))
     text = Text()
     for line, style in lines[:PREVIEW_LINES]:
-        text.append(clean_text(line)[:500] + "\n", style=style)
+        text.append(sanitize_text(line)[:500] + "\n", style=style)
     if len(lines) > PREVIEW_LINES:
         text.append(f"… {len(lines) - PREVIEW_LINES} more lines", style="dim italic")
     text.rstrip()
@@ -96,7 +96,7 @@ class PermissionPanel(Vertical, can_focus=True):
         self.cwd = cwd
         self.card_content = card_content or []
         kind = request.tool_call.kind or "other"
-        title = clean_text(request.tool_call.title or request.tool_call.tool_call_id)
+        title = sanitize_text(request.tool_call.title or request.tool_call.tool_call_id)
         self.border_title = f"Permission · {KIND_ICONS.get(kind, '•')} {title}"
 
     def compose(self) -> ComposeResult:
@@ -108,7 +108,7 @@ class PermissionPanel(Vertical, can_focus=True):
         for key, option in self.request.keyed_options:
             style = "green" if option.kind.startswith("allow") else "red"
             text.append(f"[{key}] ", style=f"bold {style}")
-            text.append(clean_text(option.name) + "   ")
+            text.append(sanitize_text(option.name) + "   ")
         text.append("esc cancel", style="dim")
         if diff_items(self.request, self.card_content):
             text.append("   ⏎ full review", style="dim")

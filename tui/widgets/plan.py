@@ -6,7 +6,7 @@ from acp.schema import PlanEntry
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.textsafe import clean_text
+from tui.sanitize import sanitize_text
 
 STATUS_GLYPHS = {
     "completed": ("✓", "green"),
@@ -27,7 +27,7 @@ def plan_text(entries: list[PlanEntry]) -> Text:
         text.append(glyph, style=style)
         text.append(mark, style=mark_style)
         text.append(" ")
-        text.append(clean_text(entry.content).replace("\n", " "), style=line_style)
+        text.append(sanitize_text(entry.content).replace("\n", " "), style=line_style)
     return text
 
 

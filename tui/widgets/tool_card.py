@@ -23,9 +23,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.diffing import DiffItem, relative_path
+from tui.sanitize import sanitize_text
 from tui.state import ToolCallEntry, block_text
 from tui.terminals import TerminalManager
-from tui.textsafe import clean_text
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
 
@@ -63,7 +63,7 @@ def header_text(
     if entry.status == "in_progress" and spinner_frame is not None:
         label = f"{SPINNER[spinner_frame % len(SPINNER)]} running"
     text = Text.assemble(
-        (f"{icon} ", "bold"), (clean_text(entry.title) or entry.tool_call_id, "bold")
+        (f"{icon} ", "bold"), (sanitize_text(entry.title) or entry.tool_call_id, "bold")
     )
     text.append("  ")
     text.append(label, style=style)
@@ -74,7 +74,7 @@ def header_text(
             relative_path(loc.path, cwd) + (f":{loc.line}" if loc.line else "")
             for loc in entry.locations
         )
-        text.append(f"\n{clean_text(where)}", style="dim")
+        text.append(f"\n{sanitize_text(where)}", style="dim")
     return text
 
 
@@ -94,7 +94,7 @@ def hard_line_breaks(markdown: str) -> str:
 
 
 def card_markdown(markdown: str) -> RichMarkdown:
-    return RichMarkdown(hard_line_breaks(clean_text(markdown)), code_theme=CODE_THEME)
+    return RichMarkdown(hard_line_breaks(sanitize_text(markdown)), code_theme=CODE_THEME)
 
 
 @dataclass(frozen=True)
