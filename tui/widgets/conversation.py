@@ -48,7 +48,13 @@ class ConversationView(VerticalScroll):
     """Keeps to the bottom while the user has not scrolled away."""
 
     DEFAULT_CSS = """
-    ConversationView { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; layout: stream; }
+    ConversationView {
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+        scrollbar-gutter: stable;
+        layout: stream;
+    }
     ConversationView > .hidden-banner { color: $text-muted; text-style: italic; padding: 0 1; }
     """
 
