@@ -42,3 +42,25 @@ async def test_old_entries_are_pruned_and_counted() -> None:
         gone = conversation.tool_calls["c0"]
         assert view.widget_of(gone) is None
         assert len(conversation.entries) == total
+
+
+async def test_a_burst_larger_than_a_batch_is_pruned_in_full() -> None:
+    """Many entries arriving between two refreshes must not leave more than a batch behind."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        total = 3 * MAX_LIVE
+        for burst in range(3):
+            changes = []
+            for index in range(burst * MAX_LIVE, (burst + 1) * MAX_LIVE):
+                update = ToolCallStart(
+                    session_update="tool_call", tool_call_id=f"c{index}", title=f"Call {index}"
+                )
+                changes.extend(conversation.apply(update))
+            view.apply(changes)
+            await pilot.pause()
+        await pilot.pause()
+        cards = list(view.query(ToolCard))
+        assert len(cards) <= MAX_LIVE + PRUNE_BATCH
+        assert view.hidden_count + len(cards) == total

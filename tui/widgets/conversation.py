@@ -22,7 +22,7 @@ from tui.terminals import TerminalManager
 from tui.widgets.messages import AgentMessage, Notice, ThoughtMessage, UserMessage
 from tui.widgets.tool_card import ToolCard
 
-# Live widgets kept in the transcript, and how many leave at once when it grows past that.
+# Live widgets kept in the transcript; once PRUNE_BATCH more have arrived, all the excess leaves.
 MAX_LIVE = 200
 PRUNE_BATCH = 50
 SPINNER_WINDOW = 30
@@ -114,9 +114,10 @@ class ConversationView(VerticalScroll):
 
         The oldest entries leave the screen (the state keeps them); a banner counts them.
         """
-        if len(self._live) <= MAX_LIVE + PRUNE_BATCH:
-            return
-        old, self._live = self._live[:PRUNE_BATCH], self._live[PRUNE_BATCH:]
+        excess = len(self._live) - MAX_LIVE
+        if excess < PRUNE_BATCH:
+            return  # removal costs a layout pass: wait until there is a batch's worth
+        old, self._live = self._live[:excess], self._live[excess:]
         self.hidden_count += len(old)
         dropped = {id(widget) for widget in old}
         self._widgets = {key: w for key, w in self._widgets.items() if id(w) not in dropped}
