@@ -14,6 +14,7 @@ from acp.schema import (
     FileEditToolCallContent,
     TerminalToolCallContent,
 )
+from rich.console import Group
 from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import events
@@ -157,8 +158,22 @@ def fenced_json(value: Any) -> str:
     return "```json\n" + json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n```"
 
 
+def is_inline(segment: Segment) -> bool:
+    """Short text joins the header in the card's face; long text gets its own scroller."""
+    return (
+        segment.terminal_id is None
+        and segment.key != "diff"
+        and segment.markdown.count("\n") < TEXT_MAX_ROWS
+    )
+
+
 class ToolCard(Vertical):
-    """One card per tool call id. Updates touch only the part whose field changed."""
+    """One card per tool call id. Updates touch only the part whose field changed.
+
+    The header and a short text body share one widget, the face: most cards are exactly that,
+    and every widget costs a style pass on mount and on each status change, so a card of one
+    child keeps long sessions cheap. Diffs, terminals and long text are child widgets after it.
+    """
 
     DEFAULT_CSS = """
     ToolCard {
@@ -169,9 +184,8 @@ class ToolCard(Vertical):
     }
     ToolCard.-failed { border: round $error; }
     ToolCard.-completed { border: round $success-darken-2; }
-    ToolCard > .card-header { height: auto; }
+    ToolCard > .card-face { height: auto; }
     ToolCard > .card-text { height: auto; max-height: 24; }
-    ToolCard > Static.card-text { max-height: 100%; }
     ToolCard > DiffPanel, ToolCard > TerminalPane { margin-top: 1; }
     ToolCard.-collapsed > .card-body { display: none; }
     """
@@ -184,9 +198,12 @@ class ToolCard(Vertical):
         self.cwd = cwd
         self.terminals = terminals
         self.spinner_frame: int | None = None
-        self._header = Static(header_text(entry, cwd), classes="card-header")
-        # Body widgets by segment key, mounted only once there is something to show: widget
-        # count is what makes long transcripts slow, and many cards never get content.
+        self._header = header_text(entry, cwd)
+        # The face's short text: its Markdown source and the renderable built from it.
+        self._inline_source: str | None = None
+        self._inline: RichMarkdown | None = None
+        self._face = Static(classes="card-face")
+        # Body widgets by segment key, mounted only once there is something to show.
         self._parts: dict[str, Widget] = {}
         self._sources: dict[str, object] = {}
         self._composed = False
@@ -194,8 +211,10 @@ class ToolCard(Vertical):
 
     def compose(self) -> ComposeResult:
         self._composed = True
-        yield self._header
-        for segment in body_segments(self.entry):
+        segments = self._split_inline(body_segments(self.entry))
+        self._update_face(layout=False)
+        yield self._face
+        for segment in segments:
             yield self._make_part(segment)
 
     def on_mount(self) -> None:
@@ -208,10 +227,13 @@ class ToolCard(Vertical):
             return  # on_mount refreshes everything from the entry
         self.set_class(self.entry.status == "failed", "-failed")
         self.set_class(self.entry.status == "completed", "-completed")
+        face_changed = False
         if fields & {"title", "kind", "status", "locations"}:
-            self._refresh_header()
+            face_changed = self._set_header()
         if fields & {"content", "raw_input", "raw_output", "status", "terminal"}:
-            self._refresh_body()
+            face_changed = self._refresh_body() or face_changed
+        if face_changed:
+            self._update_face()
         if "terminal" in fields:
             self._refresh_terminal_exit()
 
@@ -223,16 +245,31 @@ class ToolCard(Vertical):
         pane = self._parts.get(f"term:{terminal.terminal_id}")
         if isinstance(pane, TerminalPane):
             pane.append(data)
-        else:
-            self._refresh_body()  # the pane is created with all output so far
+        elif self._refresh_body():  # the pane is created with all output so far
+            self._update_face()
 
-    def _refresh_body(self) -> None:
-        segments = body_segments(self.entry)
+    def _split_inline(self, segments: list[Segment]) -> list[Segment]:
+        """Take a leading short text segment into the face (rebuilt only when its source
+        changed); return the segments that need widgets of their own."""
+        if segments and is_inline(segments[0]):
+            first, segments = segments[0], segments[1:]
+            if first.markdown != self._inline_source:
+                self._inline_source = first.markdown
+                self._inline = card_markdown(first.markdown)
+        elif self._inline_source is not None:
+            self._inline_source = None
+            self._inline = None
+        return segments
+
+    def _refresh_body(self) -> bool:
+        """Bring the body widgets in line with the entry; True when the face's text changed."""
+        before = self._inline_source
+        segments = self._split_inline(body_segments(self.entry))
         keys = [segment.key for segment in segments]
         for key in [key for key in self._parts if key not in keys]:
             self._parts.pop(key).remove()
             self._sources.pop(key, None)
-        previous: Widget = self._header
+        previous: Widget = self._face
         for segment in segments:
             part = self._parts.get(segment.key)
             if part is None:
@@ -241,6 +278,15 @@ class ToolCard(Vertical):
             else:
                 self._update_part(segment, part)
             previous = part
+        return self._inline_source != before
+
+    def _face_content(self) -> Text | Group:
+        if self._inline is None or self.collapsed:
+            return self._header
+        return Group(self._header, self._inline)
+
+    def _update_face(self, layout: bool = True) -> None:
+        self._face.update(self._face_content(), layout=layout)
 
     def _make_part(self, segment: Segment) -> Widget:
         part: Widget
@@ -250,13 +296,8 @@ class ToolCard(Vertical):
             part = DiffPanel(segment.diffs, self.cwd, max_height=DIFF_MAX_ROWS)
             self._sources[segment.key] = segment.diffs
         else:
-            text = Static(card_markdown(segment.markdown))
-            if segment.markdown.count("\n") >= TEXT_MAX_ROWS:
-                # Long text (a console fallback of a noisy command) scrolls inside the card;
-                # short text stays one widget, since widget count is what slows long sessions.
-                part = VerticalScroll(text, classes="card-text")
-            else:
-                part = text.add_class("card-text")
+            # Long text (a console fallback of a noisy command) scrolls inside the card.
+            part = VerticalScroll(Static(card_markdown(segment.markdown)), classes="card-text")
             self._sources[segment.key] = segment.markdown
         part.add_class("card-body")
         self._parts[segment.key] = part
@@ -270,8 +311,6 @@ class ToolCard(Vertical):
             self._sources[segment.key] = segment.diffs
         elif isinstance(part, VerticalScroll):
             part.query_one(Static).update(card_markdown(segment.markdown))
-        elif isinstance(part, Static):
-            part.update(card_markdown(segment.markdown))
             self._sources[segment.key] = segment.markdown
 
     def _make_pane(self, terminal_id: str) -> TerminalPane:
@@ -305,20 +344,32 @@ class ToolCard(Vertical):
         if isinstance(pane, TerminalPane) and not pane.exited:
             pane.set_exit(terminal.exit_code, terminal.signal)
 
-    def _refresh_header(self) -> None:
-        collapsed = self.has_class("-collapsed")
-        self._header.update(header_text(self.entry, self.cwd, self.spinner_frame, collapsed))
+    def _set_header(self) -> bool:
+        """Rebuild the header text; True when it changed."""
+        header = header_text(self.entry, self.cwd, self.spinner_frame, self.collapsed)
+        if header == self._header:
+            return False
+        self._header = header
+        return True
 
     def tick(self, frame: int) -> None:
         """Advance the running spinner; called by one app-wide timer, never a timer per card."""
         if self.entry.status == "in_progress":
             self.spinner_frame = frame
-            self._refresh_header()
+            if self._set_header():
+                # Only the spinner glyph changed: repaint without a layout pass.
+                self._update_face(layout=False)
 
     def toggle_collapsed(self) -> None:
         self.toggle_class("-collapsed")
-        self._refresh_header()
+        self._set_header()
+        self._update_face()
+
+    @property
+    def collapsed(self) -> bool:
+        return self.has_class("-collapsed")
 
     def on_click(self, event: events.Click) -> None:
-        if event.widget is self._header:
+        # The header's rows (title and locations) toggle; a click in the text does not.
+        if event.widget is self._face and event.y < len(self._header.split("\n")):
             self.toggle_collapsed()

@@ -1,0 +1,129 @@
+"""The tool card: short text shares the header's widget, long text and panels get their own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from acp.schema import (
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+)
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from tui.state import Conversation
+from tui.widgets.conversation import ConversationView
+from tui.widgets.diff_panel import DiffPanel
+from tui.widgets.tool_card import TEXT_MAX_ROWS, ToolCard
+
+
+class Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ConversationView(Path("/project"))
+
+
+def text(value: str) -> ContentToolCallContent:
+    return ContentToolCallContent(type="content", content=TextContentBlock(type="text", text=value))
+
+
+def face_text(card: ToolCard) -> str:
+    face = card.query_one(".card-face", Static)
+    return "\n".join(strip.text for strip in face.render_lines(face.region.reset_offset))
+
+
+async def test_short_text_is_part_of_the_face_and_long_text_scrolls() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 40)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(
+            conversation.apply(
+                ToolCallStart(
+                    session_update="tool_call",
+                    tool_call_id="t1",
+                    title="Read a.py",
+                    status="completed",
+                    content=[text("two short\nlines")],
+                )
+            )
+        )
+        await pilot.pause()
+        card = app.query_one(ToolCard)
+        assert len(card.children) == 1
+        shown = face_text(card)
+        assert "Read a.py" in shown and "two short" in shown and "lines" in shown
+
+        long = "\n".join(f"line {n}" for n in range(TEXT_MAX_ROWS + 5))
+        view.apply(
+            conversation.apply(
+                ToolCallProgress(
+                    session_update="tool_call_update", tool_call_id="t1", content=[text(long)]
+                )
+            )
+        )
+        await pilot.pause()
+        assert len(card.children) == 2
+        assert "line 0" not in face_text(card)
+        assert card.query_one(".card-text").has_class("card-body")
+
+
+async def test_text_stays_before_a_diff_in_content_order() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 40)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(
+            conversation.apply(
+                ToolCallStart(
+                    session_update="tool_call",
+                    tool_call_id="t1",
+                    title="Edit a.py",
+                    kind="edit",
+                    content=[
+                        text("Renaming."),
+                        FileEditToolCallContent(
+                            type="diff", path="/project/a.py", old_text="a\n", new_text="b\n"
+                        ),
+                    ],
+                )
+            )
+        )
+        await pilot.pause()
+        card = app.query_one(ToolCard)
+        assert [type(child) for child in card.children] == [Static, DiffPanel]
+        assert "Renaming." in face_text(card)
+
+
+async def test_clicking_the_header_collapses_the_body() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 40)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(
+            conversation.apply(
+                ToolCallStart(
+                    session_update="tool_call",
+                    tool_call_id="t1",
+                    title="Read a.py",
+                    status="completed",
+                    content=[text("first\nsecond")],
+                )
+            )
+        )
+        await pilot.pause()
+        card = app.query_one(ToolCard)
+        face = card.query_one(".card-face", Static)
+        # A click in the text leaves the card as it is.
+        await pilot.click(face, offset=(1, 1))
+        assert not card.collapsed
+        await pilot.click(face, offset=(1, 0))
+        await pilot.pause()
+        assert card.collapsed
+        shown = face_text(card)
+        assert "collapsed" in shown and "first" not in shown
+        await pilot.click(face, offset=(1, 0))
+        await pilot.pause()
+        assert not card.collapsed and "first" in face_text(card)
