@@ -11,13 +11,25 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.markdown import Markdown as RichMarkdown
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from tui.sanitize import sanitize_text
 from tui.state import Conversation
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.tool_card import TEXT_MAX_ROWS, ToolCard
+from tui.widgets.tool_card import (
+    CODE_THEME,
+    TEXT_MAX_ROWS,
+    ToolCard,
+    card_markdown,
+    hard_line_breaks,
+)
 
 
 class Host(App[None]):
@@ -30,7 +42,9 @@ def text(value: str) -> ContentToolCallContent:
 
 
 def face_text(card: ToolCard) -> str:
-    face = card.query_one(".card-face", Static)
+    """What the face shows: the card itself, or its face widget once it holds other parts."""
+    faces = card.query(".card-face")
+    face = faces.first() if faces else card
     return "\n".join(strip.text for strip in face.render_lines(face.region.reset_offset))
 
 
@@ -52,7 +66,7 @@ async def test_short_text_is_part_of_the_face_and_long_text_scrolls() -> None:
         )
         await pilot.pause()
         card = app.query_one(ToolCard)
-        assert len(card.children) == 1
+        assert len(card.children) == 0
         shown = face_text(card)
         assert "Read a.py" in shown and "two short" in shown and "lines" in shown
 
@@ -115,15 +129,46 @@ async def test_clicking_the_header_collapses_the_body() -> None:
         )
         await pilot.pause()
         card = app.query_one(ToolCard)
-        face = card.query_one(".card-face", Static)
+        # Offsets count from the card's corner: its border, then one column of padding.
         # A click in the text leaves the card as it is.
-        await pilot.click(face, offset=(1, 1))
+        await pilot.click(card, offset=(2, 2))
         assert not card.collapsed
-        await pilot.click(face, offset=(1, 0))
+        await pilot.click(card, offset=(2, 1))
         await pilot.pause()
         assert card.collapsed
         shown = face_text(card)
         assert "collapsed" in shown and "first" not in shown
-        await pilot.click(face, offset=(1, 0))
+        await pilot.click(card, offset=(2, 1))
         await pilot.pause()
         assert not card.collapsed and "first" in face_text(card)
+
+
+def rendered(renderable: object, width: int) -> list[str]:
+    console = Console(width=width, color_system="truecolor", force_terminal=True)
+    with console.capture() as capture:
+        console.print(renderable)
+    # Markdown pads its paragraphs with unstyled blanks; Textual pads every line the same way.
+    return [line.rstrip(" ") for line in capture.get().splitlines()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    source=st.text(
+        alphabet=st.sampled_from(list("ab cd-1.)+=\n\r\t`*_#[]<>|~\\&!é漢:/()")), max_size=60
+    ),
+    width=st.integers(min_value=4, max_value=30),
+)
+def test_plain_text_skips_markdown_only_when_the_result_is_the_same(
+    source: str, width: int
+) -> None:
+    shown = card_markdown(source)
+    if isinstance(shown, Text):
+        slow = RichMarkdown(hard_line_breaks(sanitize_text(source)), code_theme=CODE_THEME)
+        assert rendered(shown, width) == rendered(slow, width)
+
+
+def test_markdown_still_renders_markdown() -> None:
+    assert isinstance(card_markdown("**bold**"), RichMarkdown)
+    assert isinstance(card_markdown("- item"), RichMarkdown)
+    assert isinstance(card_markdown("```console\n$ ls\n```"), RichMarkdown)
+    assert isinstance(card_markdown("Read 12 lines from a.py"), Text)

@@ -105,6 +105,9 @@ class ConversationView(VerticalScroll):
         batch, self._pending_mounts = self._pending_mounts, []
         if not batch:
             return
+        for widget in batch:
+            if isinstance(widget, ToolCard):
+                widget.sync_status_classes()
         self.mount_all(batch)
         self._live.extend(batch)
         self._prune()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,8 +19,8 @@ from rich.console import Group
 from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.app import ComposeResult, RenderResult
+from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -94,8 +95,21 @@ def hard_line_breaks(markdown: str) -> str:
     return "\n".join(lines)
 
 
-def card_markdown(markdown: str) -> RichMarkdown:
-    return RichMarkdown(hard_line_breaks(sanitize_text(markdown)), code_theme=CODE_THEME)
+# Text that Markdown would render exactly as written: no syntax characters, no line that
+# starts like a block (indent, list, quote, rule, heading underline), no blanks at either end
+# of a line or of the text, no paragraph break. A `RichMarkdown` costs about 2 ms to build
+# (it makes a parser each time), so a burst of tool calls with one-line results skips it;
+# `test_tool_card` checks that the two render alike whenever this matches.
+MARKDOWN_SYNTAX = re.compile(
+    r"[`*_#\[\]<>|~\\&!]|^[ \t]|[ \t]$|^(\d+[.)]|[-+=])(\s|$)|\n\n|\A\n|\n\Z", re.M
+)
+
+
+def card_markdown(markdown: str) -> RichMarkdown | Text:
+    text = sanitize_text(markdown)
+    if text and not MARKDOWN_SYNTAX.search(text):
+        return Text(text)
+    return RichMarkdown(hard_line_breaks(text), code_theme=CODE_THEME)
 
 
 @dataclass(frozen=True)
@@ -167,12 +181,13 @@ def is_inline(segment: Segment) -> bool:
     )
 
 
-class ToolCard(Vertical):
+class ToolCard(Widget):
     """One card per tool call id. Updates touch only the part whose field changed.
 
-    The header and a short text body share one widget, the face: most cards are exactly that,
-    and every widget costs a style pass on mount and on each status change, so a card of one
-    child keeps long sessions cheap. Diffs, terminals and long text are child widgets after it.
+    The face is the header plus a short text body. Most cards are only that, and then the card
+    renders the face itself: one widget, where every widget costs a task, a style pass on mount
+    and on each status change, and a place in every layout pass. A card that needs a diff, a
+    terminal or long text becomes a container: the face moves into a child, the parts follow.
     """
 
     DEFAULT_CSS = """
@@ -201,8 +216,9 @@ class ToolCard(Vertical):
         self._header = header_text(entry, cwd)
         # The face's short text: its Markdown source and the renderable built from it.
         self._inline_source: str | None = None
-        self._inline: RichMarkdown | None = None
-        self._face = Static(classes="card-face")
+        self._inline: RichMarkdown | Text | None = None
+        # The face's own widget, once the card holds other parts.
+        self._face: Static | None = None
         # Body widgets by segment key, mounted only once there is something to show.
         self._parts: dict[str, Widget] = {}
         self._sources: dict[str, object] = {}
@@ -211,11 +227,23 @@ class ToolCard(Vertical):
 
     def compose(self) -> ComposeResult:
         self._composed = True
+        # The entry may have moved on since __init__: compose shows it as it is now, so
+        # on_mount finds nothing to change and no second layout pass is needed.
+        self._set_header()
         segments = self._split_inline(body_segments(self.entry))
-        self._update_face(layout=False)
-        yield self._face
-        for segment in segments:
-            yield self._make_part(segment)
+        if segments:
+            yield self._make_face()
+            for segment in segments:
+                yield self._make_part(segment)
+
+    def render(self) -> RenderResult:
+        if self._face is None:
+            return self._face_content()
+        return super().render()
+
+    def _make_face(self) -> Static:
+        self._face = Static(self._face_content(), classes="card-face")
+        return self._face
 
     def on_mount(self) -> None:
         # `is_mounted` only turns true after this handler; track readiness ourselves.
@@ -225,8 +253,7 @@ class ToolCard(Vertical):
     def refresh_fields(self, fields: frozenset[str]) -> None:
         if not self._ready:
             return  # on_mount refreshes everything from the entry
-        self.set_class(self.entry.status == "failed", "-failed")
-        self.set_class(self.entry.status == "completed", "-completed")
+        self.sync_status_classes()
         face_changed = False
         if fields & {"title", "kind", "status", "locations"}:
             face_changed = self._set_header()
@@ -236,6 +263,13 @@ class ToolCard(Vertical):
             self._update_face()
         if "terminal" in fields:
             self._refresh_terminal_exit()
+
+    def sync_status_classes(self) -> None:
+        """Colour the border by status. Called before mounting too, so the style pass that
+        mounting does already sees the final status instead of running a second time."""
+        update = self._ready
+        self.set_class(self.entry.status == "failed", "-failed", update=update)
+        self.set_class(self.entry.status == "completed", "-completed", update=update)
 
     def append_terminal_output(self, data: str) -> None:
         """Display-terminal output (`_meta.terminal_output`): appended to the live pane."""
@@ -269,7 +303,11 @@ class ToolCard(Vertical):
         for key in [key for key in self._parts if key not in keys]:
             self._parts.pop(key).remove()
             self._sources.pop(key, None)
-        previous: Widget = self._face
+        if segments and self._face is None:
+            # The card becomes a container: the face moves into its own widget, first.
+            self.mount_all([self._make_face(), *map(self._make_part, segments)])
+            return self._inline_source != before
+        previous: Widget | None = self._face
         for segment in segments:
             part = self._parts.get(segment.key)
             if part is None:
@@ -283,10 +321,16 @@ class ToolCard(Vertical):
     def _face_content(self) -> Text | Group:
         if self._inline is None or self.collapsed:
             return self._header
+        if isinstance(self._inline, Text):
+            # One Text measures its height by wrapping; a Group has to be rendered for it.
+            return Text("\n").join([self._header, self._inline])
         return Group(self._header, self._inline)
 
     def _update_face(self, layout: bool = True) -> None:
-        self._face.update(self._face_content(), layout=layout)
+        if self._face is None:
+            self.refresh(layout=layout)
+        else:
+            self._face.update(self._face_content(), layout=layout)
 
     def _make_part(self, segment: Segment) -> Widget:
         part: Widget
@@ -371,5 +415,10 @@ class ToolCard(Vertical):
 
     def on_click(self, event: events.Click) -> None:
         # The header's rows (title and locations) toggle; a click in the text does not.
-        if event.widget is self._face and event.y < len(self._header.split("\n")):
+        target = event.widget
+        if target is None:
+            return
+        offset = event.get_content_offset(target)
+        on_face = target is self or target is self._face
+        if on_face and offset is not None and offset.y < len(self._header.split("\n")):
             self.toggle_collapsed()
