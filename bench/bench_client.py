@@ -27,10 +27,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block  # noqa: E402
 
 from tui.app import AppConfig, DshApp  # noqa: E402
+from tui.heap import freeze_startup_heap  # noqa: E402
 from tui.widgets.conversation import ConversationView  # noqa: E402
 from tui.widgets.messages import AgentMessage  # noqa: E402
 
 SCRIPT_AGENT = ROOT / "tests" / "e2e" / "script_agent.py"
+# Turns of 100 cards compared at each end of the 2,000-card transcript (medians).
+GROWTH_SAMPLE = 3
 
 
 def chunks_script(count: int) -> list[dict[str, Any]]:
@@ -157,6 +160,7 @@ def median_ms(values: list[float]) -> str:
 
 
 async def main(runs: int) -> None:
+    freeze_startup_heap()  # as `dsh-tui` does before it starts the app
     chunk_load = chunks_script(2000)
     chunk_chars = sum(len(a["update"]["content"]["text"]) for a in chunk_load)
     tool_load = tool_calls_script(100, 2)
@@ -174,14 +178,17 @@ async def main(runs: int) -> None:
                 f"{name:44} {median_ms(tui_times)} {median_ms(base_times)} {ratio:5.1f}x   {target}"
             )
 
-        # Growth: 20 turns of 100 cards each; compare the first turn's cost with the last's.
+        # Growth: 20 turns of 100 cards each; compare the first turns' cost with the last ones'.
         turns = [tool_calls_script(100, 0, prefix=f"t{t}-") for t in range(20)]
         rss_before = rss_mb()
         times = await run_tui(turns, lambda app, turn: last_card_shown(app, 100 * (turn + 1)), work)
+        first, last = times[:GROWTH_SAMPLE], times[-GROWTH_SAMPLE:]
+        ratio = statistics.median(last) / statistics.median(first)
         print(
-            f"{'2,000-card transcript, first 100 cards':44} {times[0] * 1000:8.0f} ms"
-            f"\n{'2,000-card transcript, last 100 cards':44} {times[-1] * 1000:8.0f} ms"
-            f"   ratio last/first {times[-1] / times[0]:.1f}x"
+            f"{'2,000-card transcript, 100 cards, first turns':44} {median_ms(first)}"
+            f"\n{'2,000-card transcript, 100 cards, last turns':44} {median_ms(last)}"
+            f"   ratio last/first {ratio:.1f}x"
+            f"\n  per turn (ms): {' '.join(f'{t * 1000:.0f}' for t in times)}"
             f"\nmax RSS {rss_mb():.0f} MB (before the transcript run: {rss_before:.0f} MB)"
         )
 

@@ -76,7 +76,9 @@ def run_demo(argv: Sequence[str]) -> None:
     parser.add_argument("--log-dir", type=Path, default=None, help="where the agents' stderr goes")
     args = parser.parse_args(argv)
     from tui.demo import DemoApp
+    from tui.heap import freeze_startup_heap
 
+    freeze_startup_heap()
     DemoApp(log_dir=args.log_dir).run()
 
 
@@ -98,8 +100,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     from tui.app import AppConfig, DshApp
+    from tui.heap import freeze_startup_heap
 
     allow_dirs = tuple(path.expanduser().resolve() for path in args.allow_dir)
+    freeze_startup_heap()
     DshApp(
         AppConfig(
             args.agent,

@@ -23,7 +23,6 @@ from acp import (
     spawn_agent_process,
     text_block,
 )
-from acp.connection import StreamDirection, StreamEvent
 from acp.core import ClientSideConnection
 from acp.schema import (
     AgentMessageChunk,
@@ -223,6 +222,38 @@ def terminal_error(error: TerminalError, terminal_id: str | None = None) -> Requ
     return RequestError.invalid_params(data)
 
 
+class InspectingTransport:
+    """The SDK's stdio transport, with a synchronous look at each raw incoming message.
+
+    Stands in for the SDK's stream observers, which deep-copy every message for them: about
+    0.1 s of CPU per 2,000 streamed chunks (bench/bench_client.py). The look only reads.
+    """
+
+    def __init__(self, inner: Any, inspect: Callable[[dict[str, Any]], None]) -> None:
+        self._inner = inner
+        self._inspect = inspect
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._inner.send(message)
+
+    async def receive(self) -> dict[str, Any] | None:
+        message: dict[str, Any] | None = await self._inner.receive()
+        if message is not None:
+            self._inspect(message)
+        return message
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+def inspect_incoming(conn: ClientSideConnection, inspect: Callable[[dict[str, Any]], None]) -> None:
+    """Wrap the connection's transport before its receive loop first runs: that loop is a task
+    created with the connection, and nothing has awaited since. The SDK offers no public hook
+    that does not copy."""
+    connection = conn._conn
+    connection._transport = InspectingTransport(connection._transport, inspect)
+
+
 class TuiClient(Client):
     """The ACP client object: updates go to the sink; fs and terminals are served here."""
 
@@ -231,10 +262,10 @@ class TuiClient(Client):
         self.fs = fs
         self.terminals = terminals
 
-    def observe(self, event: StreamEvent) -> None:
-        """Runs synchronously before dispatch, so a note lands in order with the updates."""
-        message = event.message
-        if event.direction != StreamDirection.INCOMING or message.get("method") != "session/update":
+    def inspect(self, message: dict[str, Any]) -> None:
+        """Sees each raw incoming message before dispatch, so a note lands in order with the
+        updates."""
+        if message.get("method") != "session/update":
             return
         problems = unsupported_parts(message)
         if problems:
@@ -499,10 +530,10 @@ async def open_session(
                     "limit": STREAM_LIMIT_BYTES,
                     "shutdown_timeout": SHUTDOWN_TIMEOUT_S,
                 },
-                observers=[client.observe],
             )
             entered = spawner.__aenter__()
             conn, process = await entered
+            inspect_incoming(conn, client.inspect)
         except OSError as error:
             raise AgentFailed(spec, f"could not start the agent: {error}", None, "") from error
         try:

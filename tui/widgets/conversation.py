@@ -71,7 +71,8 @@ class ConversationView(VerticalScroll):
         self._banner = Static("", classes="hidden-banner")
 
     def apply(self, changes: list[Change]) -> None:
-        follow = self.is_vertical_scroll_end
+        # Whether to follow is decided once per refresh: a scroll is already pending otherwise.
+        follow = not self._scroll_pending and self.is_vertical_scroll_end
         for change in changes:
             match change:
                 case EntryAdded(entry=entry):
@@ -90,7 +91,7 @@ class ConversationView(VerticalScroll):
                     card = self._widgets.get(id(entry))
                     if isinstance(card, ToolCard):
                         card.append_terminal_output(data)
-        if follow and not self._scroll_pending:
+        if follow:
             # One scroll per refresh, however many updates arrive before it.
             self._scroll_pending = True
             self.call_after_refresh(self._follow_end)
