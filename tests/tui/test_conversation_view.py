@@ -64,3 +64,75 @@ async def test_a_burst_larger_than_a_batch_is_pruned_in_full() -> None:
         cards = list(view.query(ToolCard))
         assert len(cards) <= MAX_LIVE + PRUNE_BATCH
         assert view.hidden_count + len(cards) == total
+
+
+def call(index: int) -> ToolCallStart:
+    return ToolCallStart(
+        session_update="tool_call", tool_call_id=f"c{index}", title=f"Call {index}"
+    )
+
+
+async def test_the_view_follows_the_end_through_bursts() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        for index in range(120):
+            view.apply(conversation.apply(call(index)))
+            if index % 25 == 0:
+                await pilot.pause()
+        await pilot.pause()
+        await pilot.pause()
+        assert view.max_scroll_y > 0
+        assert view.scroll_y == view.max_scroll_y
+        assert view.following
+
+
+async def test_short_content_stays_at_the_top() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(conversation.apply(call(0)))
+        await pilot.pause()
+        await pilot.pause()
+        assert view.scroll_y == 0
+        assert view.query_one(ToolCard).region.y <= 2
+
+
+async def test_the_banner_brings_earlier_entries_back_and_reading_back_stops_pruning() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        total = MAX_LIVE + 2 * PRUNE_BATCH
+        view.apply([change for index in range(total) for change in conversation.apply(call(index))])
+        await pilot.pause()
+        view.apply(conversation.apply(call(total)))
+        await pilot.pause()
+        hidden = view.hidden_count
+        assert hidden >= PRUNE_BATCH
+
+        view.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert not view.following
+        await pilot.click(".hidden-banner")
+        await pilot.pause()
+        assert view.hidden_count == hidden - PRUNE_BATCH
+        cards = list(view.query(ToolCard))
+        assert cards[0].entry.tool_call_id == f"c{hidden - PRUNE_BATCH}"
+        assert [card.entry.tool_call_id for card in cards] == [
+            f"c{index}" for index in range(hidden - PRUNE_BATCH, total + 1)
+        ]
+        # While the user reads back, new entries do not prune the page away.
+        burst = range(total + 1, total + 1 + 2 * PRUNE_BATCH)
+        view.apply([change for index in burst for change in conversation.apply(call(index))])
+        await pilot.pause()
+        assert view.hidden_count == hidden - PRUNE_BATCH
+        # Back at the end, the next entries prune again.
+        view.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert view.following
+        view.apply(conversation.apply(call(burst[-1] + 1)))
+        await pilot.pause()
+        assert len(list(view.query(ToolCard))) <= MAX_LIVE + PRUNE_BATCH

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.state import (
     Change,
+    Entry,
     EntryAdded,
     MessageEntry,
-    NoticeEntry,
     TerminalOutput,
     TextAppended,
     ToolCallChanged,
@@ -23,13 +24,22 @@ from tui.widgets.messages import AgentMessage, Notice, ThoughtMessage, UserMessa
 from tui.widgets.tool_card import ToolCard
 
 # Live widgets kept in the transcript; once PRUNE_BATCH more have arrived, all the excess leaves.
+# A click on the banner brings earlier entries back, PRUNE_BATCH at a time.
 MAX_LIVE = 200
 PRUNE_BATCH = 50
 SPINNER_WINDOW = 30
 
 
+class HiddenBanner(Static):
+    """Counts the entries that left the screen; a click brings the latest of them back."""
+
+    def on_click(self, event: events.Click) -> None:
+        if isinstance(self.parent, ConversationView):
+            self.parent.show_earlier()
+
+
 def widget_for(
-    entry: MessageEntry | ToolCallEntry | NoticeEntry,
+    entry: Entry,
     cwd: Path,
     terminals: TerminalManager | None = None,
 ) -> Widget:
@@ -45,7 +55,13 @@ def widget_for(
 
 
 class ConversationView(VerticalScroll):
-    """Keeps to the bottom while the user has not scrolled away."""
+    """Keeps to the bottom while the user has not scrolled away.
+
+    Only the newest MAX_LIVE entries are widgets while the view follows the end: every widget
+    adds to the cost of each layout pass. Earlier ones leave the screen, not the state; the
+    banner that counts them brings them back on a click, and nothing is pruned while the
+    user reads back.
+    """
 
     DEFAULT_CSS = """
     ConversationView {
@@ -56,26 +72,27 @@ class ConversationView(VerticalScroll):
         layout: stream;
     }
     ConversationView > .hidden-banner { color: $text-muted; text-style: italic; padding: 0 1; }
+    ConversationView > .hidden-banner:hover { color: $text; }
     """
 
     def __init__(self, cwd: Path, **kwargs: str) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.cwd = cwd
         self._widgets: dict[int, Widget] = {}
-        self._scroll_pending = False
         # The client's terminals, so cards can show `terminal/create` output live.
         self.terminals: TerminalManager | None = None
         self._pending_mounts: list[Widget] = []
         self._live: list[Widget] = []
+        # Every entry in order, so pruned ones can come back; the first hidden_count are hidden.
+        self._entries: list[Entry] = []
         self.hidden_count = 0
-        self._banner = Static("", classes="hidden-banner")
+        self._banner = HiddenBanner("", classes="hidden-banner")
 
     def apply(self, changes: list[Change]) -> None:
-        # Whether to follow is decided once per refresh: a scroll is already pending otherwise.
-        follow = not self._scroll_pending and self.is_vertical_scroll_end
         for change in changes:
             match change:
                 case EntryAdded(entry=entry):
+                    self._entries.append(entry)
                     widget = widget_for(entry, self.cwd, self.terminals)
                     self._widgets[id(entry)] = widget
                     self._queue_mount(widget)
@@ -91,10 +108,6 @@ class ConversationView(VerticalScroll):
                     card = self._widgets.get(id(entry))
                     if isinstance(card, ToolCard):
                         card.append_terminal_output(data)
-        if follow:
-            # One scroll per refresh, however many updates arrive before it.
-            self._scroll_pending = True
-            self.call_after_refresh(self._follow_end)
 
     def _queue_mount(self, widget: Widget) -> None:
         """Mount in batches: a burst of new entries costs one layout pass, not one each."""
@@ -111,7 +124,10 @@ class ConversationView(VerticalScroll):
                 widget.sync_status_classes()
         self.mount_all(batch)
         self._live.extend(batch)
-        self._prune()
+        if not self.is_anchored:
+            self.call_after_refresh(self._anchor_once_overflowing)
+        if self.following:
+            self._prune()  # not while the user reads back: it would pull the page away
 
     def _prune(self) -> None:
         """Keep at most MAX_LIVE widgets: the cost of every update grows with widget count.
@@ -126,13 +142,46 @@ class ConversationView(VerticalScroll):
         dropped = {id(widget) for widget in old}
         self._widgets = {key: w for key, w in self._widgets.items() if id(w) not in dropped}
         self.remove_children(old)
-        self._banner.update(f"{self.hidden_count} earlier entries are not shown")
+        self._show_banner()
+
+    def show_earlier(self) -> None:
+        """Bring back the latest PRUNE_BATCH hidden entries, above the ones on screen."""
+        count = min(PRUNE_BATCH, self.hidden_count)
+        if not count:
+            return
+        self.hidden_count -= count
+        entries = self._entries[self.hidden_count : self.hidden_count + count]
+        widgets = [widget_for(entry, self.cwd, self.terminals) for entry in entries]
+        for entry, widget in zip(entries, widgets, strict=True):
+            self._widgets[id(entry)] = widget
+        self.mount_all(widgets, before=self._live[0] if self._live else None)
+        self._live[:0] = widgets
+        self._show_banner()
+
+    def _show_banner(self) -> None:
+        if not self.hidden_count:
+            if self._banner.is_mounted:
+                self._banner.remove()
+            return
+        self._banner.update(
+            f"{self.hidden_count} earlier entries are not shown · click to show "
+            f"{min(PRUNE_BATCH, self.hidden_count)} more"
+        )
         if not self._banner.is_mounted:
             self.mount(self._banner, before=0)
 
-    def _follow_end(self) -> None:
-        self._scroll_pending = False
-        self.scroll_end(animate=False)
+    def _anchor_once_overflowing(self) -> None:
+        """Textual's anchor keeps the view at the end as content grows, within the layout pass
+        itself, until the user scrolls away; reaching the end again re-anchors it. It is set
+        only once the transcript overflows: anchored, short content would sit at the bottom."""
+        if not self.is_anchored and self.max_scroll_y > 0:
+            self.anchor()
+
+    @property
+    def following(self) -> bool:
+        """Whether the view sticks to the end (the user has not scrolled up). Reads Textual's
+        anchor state, as TerminalPane does (`textual` is pinned exactly)."""
+        return not self.is_anchored or not self._anchor_released
 
     def widget_of(self, entry: object) -> Widget | None:
         return self._widgets.get(id(entry))
@@ -144,7 +193,9 @@ class ConversationView(VerticalScroll):
                 widget.tick(frame)
 
     def clear(self) -> None:
+        self.anchor(False)
         self._widgets.clear()
+        self._entries.clear()
         self._pending_mounts.clear()
         self._live.clear()
         self.hidden_count = 0
