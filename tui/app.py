@@ -91,6 +91,8 @@ class DshApp(App[None]):
         Binding("ctrl+l", "pick_model", "Model"),
         Binding("ctrl+r", "resume", "Resume"),
         Binding("tab", "complete_command", "Complete", show=False, priority=True),
+        Binding("pageup", "page_transcript(-1)", "Scroll up", show=False),
+        Binding("pagedown", "page_transcript(1)", "Scroll down", show=False),
     ]
     CSS = """
     Screen { layout: vertical; }
@@ -367,6 +369,17 @@ class DshApp(App[None]):
         if action == "complete_command":
             return self.query_one(CommandMenu).completion() is not None
         return True
+
+    def action_page_transcript(self, direction: int) -> None:
+        """Page through the transcript from the prompt. Paging up past the top brings back
+        entries that long sessions take off the screen."""
+        view = self.query_one(ConversationView)
+        if direction > 0:
+            view.scroll_page_down(animate=False)
+        elif view.scroll_y <= 0 and view.hidden_count:
+            view.show_earlier()
+        else:
+            view.scroll_page_up(animate=False)
 
     def action_complete_command(self) -> None:
         completion = self.query_one(CommandMenu).completion()

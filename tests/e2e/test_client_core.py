@@ -12,6 +12,7 @@ from textual.widgets import Input
 
 from support import wait_until
 from tui.app import AppConfig, DshApp
+from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
 from tui.widgets.messages import AgentMessage, Notice
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.tool_card import ToolCard
@@ -284,3 +285,46 @@ async def test_modes_models_title_usage_and_slash_commands(tmp_path: Path) -> No
         await wait_until(pilot, lambda: isinstance(app.screen, CapabilitiesScreen))
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, CapabilitiesScreen))
+
+
+async def test_a_long_session_stays_bounded_and_pages_back(tmp_path: Path) -> None:
+    """More calls than the transcript keeps as widgets: the view follows the end, prunes the
+    oldest, and PageUp from the prompt pages back and then brings pruned entries back."""
+    calls = MAX_LIVE + 2 * PRUNE_BATCH
+    script = {
+        "prompts": [
+            [
+                {
+                    "update": {
+                        "sessionUpdate": "tool_call",
+                        "toolCallId": f"c{index}",
+                        "title": f"Read file{index}.py",
+                        "kind": "read",
+                        "status": "completed",
+                    }
+                }
+                for index in range(calls)
+            ]
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        view = app.query_one(ConversationView)
+        await wait_until(pilot, lambda: view.hidden_count > 0)
+        await pilot.pause()
+        assert len(view.query(ToolCard)) <= MAX_LIVE + PRUNE_BATCH
+        assert view.following and view.scroll_y == view.max_scroll_y
+        hidden = view.hidden_count
+
+        await pilot.press("pageup")
+        assert not view.following and view.scroll_y < view.max_scroll_y
+        view.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert view.hidden_count == hidden - PRUNE_BATCH
+        # The entries before the first one shown are exactly the ones still hidden.
+        shown = [card.entry for card in view.query(ToolCard)]
+        assert shown[0] is app.conversation.entries[view.hidden_count]
