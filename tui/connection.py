@@ -249,7 +249,8 @@ class InspectingTransport:
 def inspect_incoming(conn: ClientSideConnection, inspect: Callable[[dict[str, Any]], None]) -> None:
     """Wrap the connection's transport before its receive loop first runs: that loop is a task
     created with the connection, and nothing has awaited since. The SDK offers no public hook
-    that does not copy."""
+    that does not copy; it is pinned exactly in pyproject.toml, and the e2e test of unknown
+    update kinds fails if these attributes move."""
     connection = conn._conn
     connection._transport = InspectingTransport(connection._transport, inspect)
 

@@ -172,3 +172,57 @@ def test_markdown_still_renders_markdown() -> None:
     assert isinstance(card_markdown("- item"), RichMarkdown)
     assert isinstance(card_markdown("```console\n$ ls\n```"), RichMarkdown)
     assert isinstance(card_markdown("Read 12 lines from a.py"), Text)
+
+
+async def test_a_simple_card_becomes_a_container_when_a_diff_arrives() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 40)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(
+            conversation.apply(
+                ToolCallStart(
+                    session_update="tool_call",
+                    tool_call_id="t1",
+                    title="Edit a.py",
+                    kind="edit",
+                    status="pending",
+                    raw_input={"path": "a.py"},
+                )
+            )
+        )
+        await pilot.pause()
+        card = app.query_one(ToolCard)
+        assert len(card.children) == 0 and '"path"' in face_text(card)
+        diff = FileEditToolCallContent(
+            type="diff", path="/project/a.py", old_text="a\n", new_text="b\n"
+        )
+        view.apply(
+            conversation.apply(
+                ToolCallProgress(
+                    session_update="tool_call_update",
+                    tool_call_id="t1",
+                    status="completed",
+                    content=[text("Renamed."), diff],
+                )
+            )
+        )
+        await pilot.pause()
+        assert [type(child) for child in card.children] == [Static, DiffPanel]
+        shown = face_text(card)
+        assert "completed" in shown and "Renamed." in shown and '"path"' not in shown
+        # Collapsing hides the panel and the face's text; the header stays.
+        await pilot.click(card, offset=(2, 1))
+        await pilot.pause()
+        assert card.collapsed and not card.query_one(DiffPanel).display
+        assert "Renamed." not in face_text(card)
+        # Content that shrinks back to text keeps the face widget and drops the panel.
+        view.apply(
+            conversation.apply(
+                ToolCallProgress(
+                    session_update="tool_call_update", tool_call_id="t1", content=[text("Undone.")]
+                )
+            )
+        )
+        await pilot.pause()
+        assert [type(child) for child in card.children] == [Static]
