@@ -106,6 +106,8 @@ class DshApp(App[None]):
         self.config = config or AppConfig()
         self.theme = self.config.theme
         self.conversation = Conversation()
+        # Held, not queried: every streamed update goes to it.
+        self.transcript = ConversationView(self.config.cwd, id="conversation")
         self.session: AgentSession | None = None
         self.failure: AgentFailed | None = None
         self.turn_running = False
@@ -120,7 +122,7 @@ class DshApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="header")
-        yield ConversationView(self.config.cwd, id="conversation")
+        yield self.transcript
         with Vertical(id="bottom"):
             yield PlanView(id="plan")
             yield CommandMenu(id="commands")
@@ -136,7 +138,7 @@ class DshApp(App[None]):
 
     def _tick_spinners(self) -> None:
         self._spinner_frame += 1
-        self.query_one(ConversationView).tick_spinners(self._spinner_frame)
+        self.transcript.tick_spinners(self._spinner_frame)
 
     # -- connection -------------------------------------------------------------------
 
@@ -148,7 +150,7 @@ class DshApp(App[None]):
     def reset_conversation(self) -> None:
         """Start from an empty transcript, e.g. before a load replays a session's history."""
         self.conversation = Conversation()
-        self.query_one(ConversationView).clear()
+        self.transcript.clear()
         self.query_one(PlanView).show_plan([])
         self.query_one(StatusLine).show_usage(None)
 
@@ -213,7 +215,7 @@ class DshApp(App[None]):
             prompt.placeholder = "Message the agent"
 
     def _on_connected(self, session: AgentSession) -> None:
-        self.query_one(ConversationView).terminals = session.client.terminals
+        self.transcript.terminals = session.client.terminals
         self._last_session_id = session.session_id
         self._agent_can_load = can_load(session.init)
         self.conversation.start_session(session.session.modes, session.session.config_options or [])
@@ -343,7 +345,7 @@ class DshApp(App[None]):
             request.cancel()
 
     def _apply(self, changes: list[Change]) -> None:
-        self.query_one(ConversationView).apply(changes)
+        self.transcript.apply(changes)
         for change in changes:
             if isinstance(change, SessionChanged):
                 self._on_session_changed(change.what)
@@ -373,7 +375,7 @@ class DshApp(App[None]):
     def action_page_transcript(self, direction: int) -> None:
         """Page through the transcript from the prompt. Paging up past the top brings back
         entries that long sessions take off the screen."""
-        view = self.query_one(ConversationView)
+        view = self.transcript
         if direction > 0:
             view.scroll_page_down(animate=False)
         elif view.scroll_y <= 0 and view.hidden_count:
