@@ -136,3 +136,28 @@ async def test_the_banner_brings_earlier_entries_back_and_reading_back_stops_pru
         view.apply(conversation.apply(call(burst[-1] + 1)))
         await pilot.pause()
         assert len(list(view.query(ToolCard))) <= MAX_LIVE + PRUNE_BATCH
+
+
+async def test_the_banner_comes_back_after_everything_was_shown() -> None:
+    """Showing every hidden entry removes the banner; the next prune shows one again."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        first = MAX_LIVE + PRUNE_BATCH
+        view.apply([change for index in range(first) for change in conversation.apply(call(index))])
+        await pilot.pause()
+        assert view.hidden_count == PRUNE_BATCH
+        view.show_earlier()
+        await pilot.pause()
+        assert view.hidden_count == 0 and not view.query(".hidden-banner")
+        view.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        more = range(first, first + 2 * PRUNE_BATCH)
+        view.apply([change for index in more for change in conversation.apply(call(index))])
+        await pilot.pause()
+        await pilot.pause()
+        assert view.hidden_count > 0
+        banner = view.query_one(".hidden-banner")
+        assert f"{view.hidden_count} earlier entries are not shown" in str(banner.render())
+        assert banner.region.height == 1

@@ -93,9 +93,7 @@ class ConversationView(VerticalScroll):
             match change:
                 case EntryAdded(entry=entry):
                     self._entries.append(entry)
-                    widget = widget_for(entry, self.cwd, self.terminals)
-                    self._widgets[id(entry)] = widget
-                    self._queue_mount(widget)
+                    self._queue_mount(self._make_widget(entry))
                 case TextAppended(entry=entry, text=text):
                     target = self._widgets.get(id(entry))
                     if isinstance(target, UserMessage | AgentMessage | ThoughtMessage):
@@ -151,24 +149,33 @@ class ConversationView(VerticalScroll):
             return
         self.hidden_count -= count
         entries = self._entries[self.hidden_count : self.hidden_count + count]
-        widgets = [widget_for(entry, self.cwd, self.terminals) for entry in entries]
-        for entry, widget in zip(entries, widgets, strict=True):
-            self._widgets[id(entry)] = widget
+        widgets = [self._make_widget(entry) for entry in entries]
         self.mount_all(widgets, before=self._live[0] if self._live else None)
         self._live[:0] = widgets
         self._show_banner()
 
+    def _make_widget(self, entry: Entry) -> Widget:
+        widget = widget_for(entry, self.cwd, self.terminals)
+        self._widgets[id(entry)] = widget
+        return widget
+
     def _show_banner(self) -> None:
         if not self.hidden_count:
-            if self._banner.is_mounted:
-                self._banner.remove()
+            self._drop_banner()
             return
         self._banner.update(
             f"{self.hidden_count} earlier entries are not shown · click to show "
             f"{min(PRUNE_BATCH, self.hidden_count)} more"
         )
-        if not self._banner.is_mounted:
+        if self._banner.parent is None:
             self.mount(self._banner, before=0)
+
+    def _drop_banner(self) -> None:
+        """Remove the banner. Removal completes later, so the next prune gets a fresh one
+        rather than a widget still on its way out."""
+        if self._banner.parent is not None:
+            self._banner.remove()
+        self._banner = HiddenBanner("", classes="hidden-banner")
 
     def _anchor_once_overflowing(self) -> None:
         """Textual's anchor keeps the view at the end as content grows, within the layout pass
@@ -200,3 +207,4 @@ class ConversationView(VerticalScroll):
         self._live.clear()
         self.hidden_count = 0
         self.remove_children()
+        self._banner = HiddenBanner("", classes="hidden-banner")  # the old one went with them
