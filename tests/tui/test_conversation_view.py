@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from acp.schema import ToolCallStart
 from textual.app import App, ComposeResult
 
-from tui.state import Conversation
+from tui.state import Change, Conversation
 from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
 from tui.widgets.tool_card import ToolCard
 
@@ -15,6 +16,17 @@ from tui.widgets.tool_card import ToolCard
 class Host(App[None]):
     def compose(self) -> ComposeResult:
         yield ConversationView(Path("/project"))
+
+
+def calls(conversation: Conversation, indices: Iterable[int]) -> list[Change]:
+    """The changes of a burst of new calls, applied to the view at once."""
+    return [change for index in indices for change in conversation.apply(call(index))]
+
+
+def call(index: int) -> ToolCallStart:
+    return ToolCallStart(
+        session_update="tool_call", tool_call_id=f"c{index}", title=f"Call {index}"
+    )
 
 
 async def test_old_entries_are_pruned_and_counted() -> None:
@@ -52,24 +64,12 @@ async def test_a_burst_larger_than_a_batch_is_pruned_in_full() -> None:
         view = app.query_one(ConversationView)
         total = 3 * MAX_LIVE
         for burst in range(3):
-            changes = []
-            for index in range(burst * MAX_LIVE, (burst + 1) * MAX_LIVE):
-                update = ToolCallStart(
-                    session_update="tool_call", tool_call_id=f"c{index}", title=f"Call {index}"
-                )
-                changes.extend(conversation.apply(update))
-            view.apply(changes)
+            view.apply(calls(conversation, range(burst * MAX_LIVE, (burst + 1) * MAX_LIVE)))
             await pilot.pause()
         await pilot.pause()
         cards = list(view.query(ToolCard))
         assert len(cards) <= MAX_LIVE + PRUNE_BATCH
         assert view.hidden_count + len(cards) == total
-
-
-def call(index: int) -> ToolCallStart:
-    return ToolCallStart(
-        session_update="tool_call", tool_call_id=f"c{index}", title=f"Call {index}"
-    )
 
 
 async def test_the_view_follows_the_end_through_bursts() -> None:
@@ -106,7 +106,7 @@ async def test_the_banner_brings_earlier_entries_back_and_reading_back_stops_pru
     async with app.run_test() as pilot:
         view = app.query_one(ConversationView)
         total = MAX_LIVE + 2 * PRUNE_BATCH
-        view.apply([change for index in range(total) for change in conversation.apply(call(index))])
+        view.apply(calls(conversation, range(total)))
         await pilot.pause()
         view.apply(conversation.apply(call(total)))
         await pilot.pause()
@@ -126,7 +126,7 @@ async def test_the_banner_brings_earlier_entries_back_and_reading_back_stops_pru
         ]
         # While the user reads back, new entries do not prune the page away.
         burst = range(total + 1, total + 1 + 2 * PRUNE_BATCH)
-        view.apply([change for index in burst for change in conversation.apply(call(index))])
+        view.apply(calls(conversation, burst))
         await pilot.pause()
         assert view.hidden_count == hidden - PRUNE_BATCH
         # Back at the end, the next entries prune again.
@@ -145,7 +145,7 @@ async def test_the_banner_comes_back_after_everything_was_shown() -> None:
     async with app.run_test() as pilot:
         view = app.query_one(ConversationView)
         first = MAX_LIVE + PRUNE_BATCH
-        view.apply([change for index in range(first) for change in conversation.apply(call(index))])
+        view.apply(calls(conversation, range(first)))
         await pilot.pause()
         assert view.hidden_count == PRUNE_BATCH
         view.show_earlier()
@@ -154,7 +154,7 @@ async def test_the_banner_comes_back_after_everything_was_shown() -> None:
         view.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         more = range(first, first + 2 * PRUNE_BATCH)
-        view.apply([change for index in more for change in conversation.apply(call(index))])
+        view.apply(calls(conversation, more))
         await pilot.pause()
         await pilot.pause()
         assert view.hidden_count > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from acp.schema import (
     ContentToolCallContent,
@@ -33,12 +34,35 @@ from tui.widgets.tool_card import (
 
 
 class Host(App[None]):
+    """A transcript fed one tool call, `t1`, through the conversation state."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conversation = Conversation()
+
     def compose(self) -> ComposeResult:
         yield ConversationView(Path("/project"))
+
+    def start(self, **fields: Any) -> None:
+        self._apply(ToolCallStart(session_update="tool_call", tool_call_id="t1", **fields))
+
+    def update(self, **fields: Any) -> None:
+        self._apply(
+            ToolCallProgress(session_update="tool_call_update", tool_call_id="t1", **fields)
+        )
+
+    def _apply(self, update: ToolCallStart | ToolCallProgress) -> None:
+        self.query_one(ConversationView).apply(self.conversation.apply(update))
 
 
 def text(value: str) -> ContentToolCallContent:
     return ContentToolCallContent(type="content", content=TextContentBlock(type="text", text=value))
+
+
+def diff() -> FileEditToolCallContent:
+    return FileEditToolCallContent(
+        type="diff", path="/project/a.py", old_text="a\n", new_text="b\n"
+    )
 
 
 def face_text(card: ToolCard) -> str:
@@ -50,20 +74,8 @@ def face_text(card: ToolCard) -> str:
 
 async def test_short_text_is_part_of_the_face_and_long_text_scrolls() -> None:
     app = Host()
-    conversation = Conversation()
     async with app.run_test(size=(80, 40)) as pilot:
-        view = app.query_one(ConversationView)
-        view.apply(
-            conversation.apply(
-                ToolCallStart(
-                    session_update="tool_call",
-                    tool_call_id="t1",
-                    title="Read a.py",
-                    status="completed",
-                    content=[text("two short\nlines")],
-                )
-            )
-        )
+        app.start(title="Read a.py", status="completed", content=[text("two short\nlines")])
         await pilot.pause()
         card = app.query_one(ToolCard)
         assert len(card.children) == 0
@@ -71,13 +83,7 @@ async def test_short_text_is_part_of_the_face_and_long_text_scrolls() -> None:
         assert "Read a.py" in shown and "two short" in shown and "lines" in shown
 
         long = "\n".join(f"line {n}" for n in range(TEXT_MAX_ROWS + 5))
-        view.apply(
-            conversation.apply(
-                ToolCallProgress(
-                    session_update="tool_call_update", tool_call_id="t1", content=[text(long)]
-                )
-            )
-        )
+        app.update(content=[text(long)])
         await pilot.pause()
         assert len(card.children) == 2
         assert "line 0" not in face_text(card)
@@ -86,24 +92,11 @@ async def test_short_text_is_part_of_the_face_and_long_text_scrolls() -> None:
 
 async def test_text_stays_before_a_diff_in_content_order() -> None:
     app = Host()
-    conversation = Conversation()
     async with app.run_test(size=(80, 40)) as pilot:
-        view = app.query_one(ConversationView)
-        view.apply(
-            conversation.apply(
-                ToolCallStart(
-                    session_update="tool_call",
-                    tool_call_id="t1",
-                    title="Edit a.py",
-                    kind="edit",
-                    content=[
-                        text("Renaming."),
-                        FileEditToolCallContent(
-                            type="diff", path="/project/a.py", old_text="a\n", new_text="b\n"
-                        ),
-                    ],
-                )
-            )
+        app.start(
+            title="Edit a.py",
+            kind="edit",
+            content=[text("Renaming."), diff()],
         )
         await pilot.pause()
         card = app.query_one(ToolCard)
@@ -113,20 +106,8 @@ async def test_text_stays_before_a_diff_in_content_order() -> None:
 
 async def test_clicking_the_header_collapses_the_body() -> None:
     app = Host()
-    conversation = Conversation()
     async with app.run_test(size=(80, 40)) as pilot:
-        view = app.query_one(ConversationView)
-        view.apply(
-            conversation.apply(
-                ToolCallStart(
-                    session_update="tool_call",
-                    tool_call_id="t1",
-                    title="Read a.py",
-                    status="completed",
-                    content=[text("first\nsecond")],
-                )
-            )
-        )
+        app.start(title="Read a.py", status="completed", content=[text("first\nsecond")])
         await pilot.pause()
         card = app.query_one(ToolCard)
         # Offsets count from the card's corner: its border, then one column of padding.
@@ -176,37 +157,12 @@ def test_markdown_still_renders_markdown() -> None:
 
 async def test_a_simple_card_becomes_a_container_when_a_diff_arrives() -> None:
     app = Host()
-    conversation = Conversation()
     async with app.run_test(size=(80, 40)) as pilot:
-        view = app.query_one(ConversationView)
-        view.apply(
-            conversation.apply(
-                ToolCallStart(
-                    session_update="tool_call",
-                    tool_call_id="t1",
-                    title="Edit a.py",
-                    kind="edit",
-                    status="pending",
-                    raw_input={"path": "a.py"},
-                )
-            )
-        )
+        app.start(title="Edit a.py", kind="edit", status="pending", raw_input={"path": "a.py"})
         await pilot.pause()
         card = app.query_one(ToolCard)
         assert len(card.children) == 0 and '"path"' in face_text(card)
-        diff = FileEditToolCallContent(
-            type="diff", path="/project/a.py", old_text="a\n", new_text="b\n"
-        )
-        view.apply(
-            conversation.apply(
-                ToolCallProgress(
-                    session_update="tool_call_update",
-                    tool_call_id="t1",
-                    status="completed",
-                    content=[text("Renamed."), diff],
-                )
-            )
-        )
+        app.update(status="completed", content=[text("Renamed."), diff()])
         await pilot.pause()
         assert [type(child) for child in card.children] == [Static, DiffPanel]
         shown = face_text(card)
@@ -217,12 +173,6 @@ async def test_a_simple_card_becomes_a_container_when_a_diff_arrives() -> None:
         assert card.collapsed and not card.query_one(DiffPanel).display
         assert "Renamed." not in face_text(card)
         # Content that shrinks back to text keeps the face widget and drops the panel.
-        view.apply(
-            conversation.apply(
-                ToolCallProgress(
-                    session_update="tool_call_update", tool_call_id="t1", content=[text("Undone.")]
-                )
-            )
-        )
+        app.update(content=[text("Undone.")])
         await pilot.pause()
         assert [type(child) for child in card.children] == [Static]
