@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import resource
 import shlex
@@ -27,7 +28,6 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block  # noqa: E402
 
 from tui.app import AppConfig, DshApp  # noqa: E402
-from tui.heap import freeze_startup_heap  # noqa: E402
 from tui.widgets.conversation import ConversationView  # noqa: E402
 from tui.widgets.messages import AgentMessage  # noqa: E402
 
@@ -89,7 +89,8 @@ async def run_tui(script: list[list[dict[str, Any]]], done: Any, workdir: Path) 
     path = workdir / "script.json"
     path.write_text(json.dumps({"prompts": script}))
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
-    app = DshApp(AppConfig(command, workdir, log_dir=workdir / "logs"))
+    # As `dsh-tui` runs it: the heap is frozen once the first screen is up.
+    app = DshApp(AppConfig(command, workdir, log_dir=workdir / "logs", freeze_heap=True))
     times: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
         while app.session is None:
@@ -101,6 +102,7 @@ async def run_tui(script: list[list[dict[str, Any]]], done: Any, workdir: Path) 
                 await asyncio.sleep(0.005)
             times.append(time.perf_counter() - start)
         await app.action_quit()
+    gc.unfreeze()  # one app per process in real use: let this one's objects go
     return times
 
 
@@ -160,7 +162,6 @@ def median_ms(values: list[float]) -> str:
 
 
 async def main(runs: int) -> None:
-    freeze_startup_heap()  # as `dsh-tui` does before it starts the app
     chunk_load = chunks_script(2000)
     chunk_chars = sum(len(a["update"]["content"]["text"]) for a in chunk_load)
     tool_load = tool_calls_script(100, 2)

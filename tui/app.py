@@ -38,6 +38,7 @@ from tui.connection import (
     open_session,
 )
 from tui.diffing import DiffItem
+from tui.heap import freeze_startup_heap
 from tui.permissions import PendingPermission
 from tui.state import Change, Conversation, SessionChanged
 from tui.widgets.capabilities import CapabilitiesScreen
@@ -65,6 +66,9 @@ class AppConfig:
     theme: str = "textual-dark"
     allow_dirs: tuple[Path, ...] = ()
     resume: str | None = None  # None: new session; "": pick from the list; else a session id
+    # Freeze the heap once the first screen is up (tui/heap.py). The CLI sets it; tests leave it
+    # off, since a test process runs many apps and would keep every one of them.
+    freeze_heap: bool = False
 
 
 def session_label(info: SessionInfo) -> str:
@@ -131,6 +135,8 @@ class DshApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.config.freeze_heap:
+            self.call_after_refresh(freeze_startup_heap)
         self.start_agent(self.config.resume)
         if self.animation_level != "none":
             self._spinner_frame = 0

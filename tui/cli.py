@@ -100,10 +100,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     from tui.app import AppConfig, DshApp
-    from tui.heap import freeze_startup_heap
 
     allow_dirs = tuple(path.expanduser().resolve() for path in args.allow_dir)
-    freeze_startup_heap()
     DshApp(
         AppConfig(
             args.agent,
@@ -112,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             log_dir,
             allow_dirs=allow_dirs,
             resume=args.resume,
+            freeze_heap=True,
         )
     ).run()
 

@@ -2,9 +2,10 @@
 
 A long session keeps streaming text and mounting widgets, and CPython's full collections scan
 every tracked object each time: with Textual, Rich, Pygments, pydantic and the ACP schemas
-imported that is over 80,000 objects that never die, and each full collection paused the UI
-for 80–110 ms while 2,000 chunks streamed (bench/bench_client.py). Freezing what exists once
-the imports are done leaves those pauses to the objects the session itself creates.
+imported, and the app's stylesheet and first screen built, that is over 100,000 objects that
+never die, and each full collection paused the UI for 80–110 ms while 2,000 chunks streamed
+(bench/bench_client.py). Freezing what exists once the first screen is up leaves those pauses
+to the objects the session itself creates.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import gc
 def freeze_startup_heap() -> None:
     """Collect once, then move every surviving object out of the collector's scans.
 
-    Called when the imports are done and before the app starts; what is alive then (modules,
-    classes, compiled CSS and regexes) lives as long as the process.
+    Called once the app's first screen is up, before any agent content arrives: what is alive
+    then (modules, classes, the stylesheet, the app's frame) lives as long as the process.
     """
     gc.collect()
     gc.freeze()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import shlex
 import sys
@@ -328,3 +329,16 @@ async def test_a_long_session_stays_bounded_and_pages_back(tmp_path: Path) -> No
         # The entries before the first one shown are exactly the ones still hidden.
         shown = [card.entry for card in view.query(ToolCard)]
         assert shown[0] is app.conversation.entries[view.hidden_count]
+
+
+async def test_the_heap_is_frozen_once_the_first_screen_is_up(tmp_path: Path) -> None:
+    """What `dsh-tui` asks for (tests leave it off): startup objects leave the GC's scans."""
+    gc.unfreeze()
+    app = script_app(tmp_path, {"prompts": [[]]}, freeze_heap=True)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: gc.get_freeze_count() > 0)
+            # The app itself is among the frozen objects: no generation holds it any more.
+            assert all(obj is not app for gen in range(3) for obj in gc.get_objects(gen))
+    finally:
+        gc.unfreeze()
