@@ -213,7 +213,7 @@ class ToolCard(Widget):
         self.cwd = cwd
         self.terminals = terminals
         self.spinner_frame: int | None = None
-        self._header = header_text(entry, cwd)
+        self._header = Text()  # built at compose, from the entry as it is by then
         # The face's short text: its Markdown source and the renderable built from it.
         self._inline_source: str | None = None
         self._inline: RichMarkdown | Text | None = None
@@ -227,8 +227,8 @@ class ToolCard(Widget):
 
     def compose(self) -> ComposeResult:
         self._composed = True
-        # The entry may have moved on since __init__: compose shows it as it is now, so
-        # on_mount finds nothing to change and no second layout pass is needed.
+        # Built from the entry as it is now, not when the card was queued, so on_mount finds
+        # nothing to change and no second layout pass is needed.
         self._set_header()
         segments = self._split_inline(body_segments(self.entry))
         if segments:
