@@ -49,6 +49,7 @@ ToolCallContent: TypeAlias = (
 )
 
 __all__ = [
+    "LINE_META_KEY",
     "ToolUpdate",
     "call_update",
     "display_title",
@@ -127,9 +128,25 @@ def _text(block: TextBlock) -> ContentToolCallContent:
     )
 
 
+LINE_META_KEY = "dsh.line"
+"""The `_meta` key on a `diff` block carrying its start lines (wire contract §6)."""
+
+
 def _diff(diff: FileDiff) -> FileEditToolCallContent:
+    """One `diff` block; with start lines known, `_meta: {"dsh.line": {"old", "new"}}`.
+
+    ACP's diff has no position, so a client numbering a snippet must guess; the start lines
+    let it number the block truthfully. Whole-file blocks carry none: they start at line 1.
+    """
+    meta: dict[str, Any] | None = None
+    if diff.old_line is not None and diff.new_line is not None:
+        meta = {LINE_META_KEY: {"old": diff.old_line, "new": diff.new_line}}
     return FileEditToolCallContent(
-        type="diff", path=diff.path, old_text=diff.old_text, new_text=diff.new_text
+        type="diff",
+        path=diff.path,
+        old_text=diff.old_text,
+        new_text=diff.new_text,
+        field_meta=meta,
     )
 
 
@@ -257,6 +274,7 @@ def result_update(
                 status=status,
                 title=title,
                 content=[_diff(diff) for diff in view.diffs] or None,
+                locations=_locations(view.locations),
             )
         case _:
             assert_never(view)

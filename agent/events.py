@@ -54,12 +54,17 @@ class ReasoningChunk:
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """The model asked for a tool; `arguments` is the JSON text exactly as the model sent it."""
+    """The model asked for a tool; `arguments` is the JSON text exactly as the model sent it.
+
+    `meta` is what the tool read about the workspace when the call was received (the edit
+    tool: the line `old_string` starts on), so its card renders the same live and on replay.
+    """
 
     type: ClassVar[str] = "tool/call"
     call_id: str
     name: str
     arguments: str
+    meta: JsonValue = None
 
 
 @dataclass(frozen=True, slots=True)

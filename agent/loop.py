@@ -47,7 +47,7 @@ from agent.models.base import (
     UsageDelta,
 )
 from agent.permissions import Answer, Decision, decide, permission_options, read_answer
-from agent.presenter import parse_arguments
+from agent.presenter import call_meta, parse_arguments
 from agent.session import AgentSession, StopReason
 from agent.tools import ALL_TOOLS, openai_tool_specs
 from agent.tools.base import Tool, ToolContext, ToolResult
@@ -203,7 +203,11 @@ async def _model_step(session: AgentSession, model: Model, cancel: asyncio.Event
                 case ReasoningDelta(text=text) if text:
                     session.emit(ReasoningChunk(text))
                 case ToolCallDelta():
-                    call = ToolCall(_unique_id(session, delta.id), delta.name, delta.arguments)
+                    # What the card needs from the workspace is read now, and logged with the
+                    # call, so the card is the same live and on replay (the edit's start line).
+                    meta = call_meta(delta.name, delta.arguments, session.cwd)
+                    call_id = _unique_id(session, delta.id)
+                    call = ToolCall(call_id, delta.name, delta.arguments, meta)
                     session.emit(call)
                     calls.append(call)
                 case UsageDelta():

@@ -12,12 +12,13 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
 
 from agent.bridge import ToolUpdate, call_update, output_update, plan_update, result_update
-from agent.jsonvalue import as_json
+from agent.jsonvalue import JsonValue, as_json
 from agent.tools import ALL_TOOLS
-from agent.tools.base import PlanTool, Tool, ToolResult, error_text
+from agent.tools.base import PlanTool, Tool, ToolContext, ToolResult, error_text
 from agent.views import (
     GenericCallView,
     GenericResultView,
@@ -42,6 +43,47 @@ def parse_arguments(raw: str) -> object:
     except ValueError:
         return raw
     return parsed
+
+
+@runtime_checkable
+class CallInspector(Protocol):
+    """A tool whose call card needs a fact about the workspace at the moment the call arrives.
+
+    The edit tool's card wants the line its `old_string` starts on. Presenters must stay pure
+    functions of the log, so the fact is read once, when the call is received
+    (`inspect_call`), stored in the logged call event (`ToolCall.meta`) and handed back to
+    `present_call` live and on replay alike.
+    """
+
+    def inspect_call(self, args: Mapping[str, object], ctx: ToolContext) -> JsonValue: ...
+
+    def present_call(
+        self, args: Mapping[str, object], call_meta: JsonValue = None
+    ) -> ToolCallView | None: ...
+
+
+def call_meta(
+    tool_name: str,
+    arguments: str,
+    cwd: str | os.PathLike[str],
+    tools: Mapping[str, Tool] = ALL_TOOLS,
+) -> JsonValue:
+    """What `tool_name`'s call card needs from the workspace now (None for most tools).
+
+    Paths resolve as the tool's own execution resolves them. Never raises: an unreadable
+    file, odd arguments or a failing inspector just mean the card goes without.
+    """
+    tool = tools.get(tool_name)
+    if not isinstance(tool, CallInspector):
+        return None
+    args = parse_arguments(arguments)
+    if not isinstance(args, Mapping):
+        return None
+    try:
+        return tool.inspect_call(args, ToolContext(cwd=Path(os.fspath(cwd))))
+    except Exception as exc:
+        log.debug("%s.inspect_call raised; the card goes without", tool_name, exc_info=exc)
+        return None
 
 
 def raw_result_view(result: ToolResult) -> GenericResultView:
@@ -82,15 +124,23 @@ class SessionPresenter:
         self._on_error = on_error or _log_error
         self._calls: dict[str, _Call] = {}
 
-    def on_call(self, tool_call_id: str, tool_name: str, args: object) -> list[ToolUpdate]:
-        """The `tool_call` for a new call; `args` may be the raw JSON string or parsed."""
+    def on_call(
+        self, tool_call_id: str, tool_name: str, args: object, meta: JsonValue = None
+    ) -> list[ToolUpdate]:
+        """The `tool_call` for a new call; `args` may be the raw JSON string or parsed.
+
+        `meta` is what `call_meta` recorded for the call when it was received (from the log).
+        """
         if isinstance(args, str):
             args = parse_arguments(args)
         view: ToolCallView | None = None
         tool = self._tools.get(tool_name)
         if tool is not None and isinstance(args, Mapping):
             try:
-                view = tool.present_call(args)
+                if meta is not None and isinstance(tool, CallInspector):
+                    view = tool.present_call(args, meta)
+                else:
+                    view = tool.present_call(args)
             except Exception as exc:  # a tool's presenter must never break the turn
                 self._on_error(f"{tool_name}.present_call", exc)
         if view is None:
@@ -174,4 +224,4 @@ class SessionPresenter:
         return frozenset(self._calls)
 
 
-__all__ = ["SessionPresenter", "parse_arguments", "raw_result_view"]
+__all__ = ["CallInspector", "SessionPresenter", "call_meta", "parse_arguments", "raw_result_view"]

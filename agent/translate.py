@@ -86,7 +86,7 @@ def translate(
                 AgentThoughtChunk(session_update="agent_thought_chunk", content=_text(event.text))
             ]
         case ToolCall():
-            return list(presenter.on_call(event.call_id, event.name, event.arguments))
+            return list(presenter.on_call(event.call_id, event.name, event.arguments, event.meta))
         case ToolOutput():
             return list(presenter.on_output(event.call_id, event.data))
         case ToolFinished():

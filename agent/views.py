@@ -41,11 +41,19 @@ class FileLocation:
 
 @dataclass(frozen=True, slots=True)
 class FileDiff:
-    """One diff block; `old_text=None` means a new file (or no before-image at call time)."""
+    """One diff block; `old_text=None` means a new file (or no before-image at call time).
+
+    `old_line` / `new_line` are the 1-based lines where the block starts in the file before
+    and after the change, when known. ACP's `diff` has no start line, so without them a client
+    can only guess (or count a snippet from 1, which is wrong); the bridge sends them as
+    `_meta["dsh.line"]`. Both are set or neither.
+    """
 
     path: str
     old_text: str | None
     new_text: str
+    old_line: int | None = None
+    new_line: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +147,8 @@ class DiffResultView:
     card: Literal["diff"]
     title: str | None = None
     diffs: tuple[FileDiff, ...] = ()
+    locations: tuple[FileLocation, ...] = ()
+    """One per hunk, at its first changed line: editors follow along with these."""
 
     def __post_init__(self) -> None:
         _check_card(self, "diff")

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.jsonvalue import JsonObject
+from agent.jsonvalue import JsonObject, JsonValue
 from agent.tools.base import (
     ToolArgsError,
     ToolContext,
@@ -27,7 +27,13 @@ from agent.tools.base import (
     arg_int,
     require_str,
 )
-from agent.tools.hunks import compute_hunks, diffs_from_meta, diffs_to_meta
+from agent.tools.hunks import (
+    applied_hunks,
+    diffs_from_meta,
+    hunks_to_meta,
+    locations_from_meta,
+    snippet_line,
+)
 from agent.views import (
     DiffCallView,
     DiffResultView,
@@ -43,6 +49,8 @@ READ_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 MAX_READ_BYTES = 50 * 1024
 _SNIFF_BYTES = 8192
+_INSPECT_MAX_BYTES = 16 * 1024 * 1024
+"""Beyond this an edit's call card goes without a start line rather than read the file."""
 
 
 class FsError(Exception):
@@ -335,8 +343,16 @@ class WriteTool:
             return None
         # A create, an identical overwrite or a binary before-image has no hunks: show the
         # whole file rather than letting the result text replace the diff card.
-        diffs = diffs_from_meta(result.meta) or (FileDiff(file_path, None, content),)
-        return DiffResultView(card="diff", title=f"Write {file_path}", diffs=diffs)
+        hunks = diffs_from_meta(result.meta)
+        if hunks is None:
+            whole = (FileDiff(file_path, None, content),)
+            return DiffResultView(card="diff", title=f"Write {file_path}", diffs=whole)
+        return DiffResultView(
+            card="diff",
+            title=f"Write {file_path}",
+            diffs=hunks,
+            locations=locations_from_meta(result.meta),
+        )
 
     async def execute(self, args: Mapping[str, object], ctx: ToolContext) -> ToolResult:
         try:
@@ -346,9 +362,9 @@ class WriteTool:
         except (ToolArgsError, FsError) as exc:
             return ToolResult.error(str(exc))
         ctx.read_stamps[str(path)] = digest
-        hunks = [] if before is None else compute_hunks(file_path, before, _lf(content))
+        hunks = [] if before is None else applied_hunks(file_path, before, _lf(content))
         verb = "Updated" if existed else "Created"
-        return ToolResult(f"{verb} file {path}", meta=diffs_to_meta(hunks))
+        return ToolResult(f"{verb} file {path}", meta=hunks_to_meta(hunks))
 
 
 # --- edit ----------------------------------------------------------------------------------
@@ -443,15 +459,38 @@ class EditTool:
         "additionalProperties": False,
     }
 
-    def present_call(self, args: Mapping[str, object]) -> ToolCallView | None:
+    def inspect_call(self, args: Mapping[str, object], ctx: ToolContext) -> JsonValue:
+        """`{"line": N}`: where `old_string` starts in the file now, if it matches once.
+
+        Read when the call is received and logged with it (see `CallInspector`), so the
+        snippet card carries a true start line, live and on replay.
+        """
+        try:
+            parsed = _edit_args(args)
+            path = ctx.resolve(parsed.file_path)
+            if path.stat().st_size > _INSPECT_MAX_BYTES:
+                return None
+            text = path.read_bytes().decode("utf-8")
+        except (ToolArgsError, OSError, UnicodeDecodeError):
+            return None
+        line = snippet_line(text, parsed.old_string)
+        return None if line is None else {"line": line}
+
+    def present_call(
+        self, args: Mapping[str, object], call_meta: JsonValue = None
+    ) -> ToolCallView | None:
         try:
             parsed = _edit_args(args)
         except ToolArgsError:
             return None
+        line = call_meta.get("line") if isinstance(call_meta, dict) else None
+        if not isinstance(line, int) or isinstance(line, bool) or line < 1 or not parsed.old_string:
+            line = None
+        diff = FileDiff(parsed.file_path, parsed.old_string or None, parsed.new_string, line, line)
         return DiffCallView(
             card="diff",
             title=f"Edit {parsed.file_path}",
-            diffs=(FileDiff(parsed.file_path, parsed.old_string or None, parsed.new_string),),
+            diffs=(diff,),
             locations=(FileLocation(parsed.file_path),),
         )
 
@@ -467,7 +506,12 @@ class EditTool:
         diffs = diffs_from_meta(result.meta)
         if diffs is None:
             return None  # no args fallback: the result text says what happened
-        return DiffResultView(card="diff", title=f"Edit {parsed.file_path}", diffs=diffs)
+        return DiffResultView(
+            card="diff",
+            title=f"Edit {parsed.file_path}",
+            diffs=diffs,
+            locations=locations_from_meta(result.meta),
+        )
 
     async def execute(self, args: Mapping[str, object], ctx: ToolContext) -> ToolResult:
         try:
@@ -485,7 +529,7 @@ class EditTool:
         except (ToolArgsError, FsError) as exc:
             return ToolResult.error(str(exc))
         ctx.read_stamps[str(path)] = digest
-        hunks = compute_hunks(parsed.file_path, _lf(before), _lf(after))
+        hunks = applied_hunks(parsed.file_path, _lf(before), _lf(after))
         if parsed.replace_all:
             text = (
                 f"The file {path} has been updated. "
@@ -493,4 +537,4 @@ class EditTool:
             )
         else:
             text = f"The file {path} has been updated successfully."
-        return ToolResult(text, meta=diffs_to_meta(hunks))
+        return ToolResult(text, meta=hunks_to_meta(hunks))

@@ -367,6 +367,114 @@ def test_diff_result_relativizes_title_and_keeps_paths() -> None:
     }
 
 
+def test_diff_call_snippet_with_its_start_line_byte_for_byte() -> None:
+    """§6: a call-time snippet whose old_string matched once carries `_meta["dsh.line"]`."""
+    view = DiffCallView(
+        card="diff",
+        title=f"Edit {CWD}/a.txt",
+        diffs=(FileDiff(f"{CWD}/a.txt", "beta", "BETA", 2, 2),),
+        locations=(FileLocation(f"{CWD}/a.txt"),),
+    )
+    assert call(view) == {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "c1",
+        "title": "Edit a.txt",
+        "kind": "edit",
+        "status": "in_progress",
+        "locations": [{"path": f"{CWD}/a.txt"}],
+        "content": [
+            {
+                "type": "diff",
+                "path": f"{CWD}/a.txt",
+                "oldText": "beta",
+                "newText": "BETA",
+                "_meta": {"dsh.line": {"old": 2, "new": 2}},
+            }
+        ],
+    }
+
+
+def test_diff_result_hunks_carry_start_lines_and_one_location_each() -> None:
+    """§6: each applied hunk has `_meta["dsh.line"]`, and `locations` one entry per hunk at
+    its first changed line; a whole-file block has no `_meta`."""
+    path = f"{CWD}/src/b.ts"
+    view = DiffResultView(
+        card="diff",
+        title=f"Edit {path}",
+        diffs=(
+            FileDiff(path, "a\nx\nb", "a\ny\nb", 16, 16),
+            FileDiff(path, "c\nd", "c\nD\nE", 40, 40),
+            FileDiff(f"{CWD}/new.ts", None, "n\n"),
+        ),
+        locations=(FileLocation(path, 17), FileLocation(path, 41)),
+    )
+    assert result(view) == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c1",
+        "status": "completed",
+        "title": "Edit src/b.ts",
+        "content": [
+            {
+                "type": "diff",
+                "path": path,
+                "oldText": "a\nx\nb",
+                "newText": "a\ny\nb",
+                "_meta": {"dsh.line": {"old": 16, "new": 16}},
+            },
+            {
+                "type": "diff",
+                "path": path,
+                "oldText": "c\nd",
+                "newText": "c\nD\nE",
+                "_meta": {"dsh.line": {"old": 40, "new": 40}},
+            },
+            {"type": "diff", "path": f"{CWD}/new.ts", "newText": "n\n"},
+        ],
+        "locations": [{"path": path, "line": 17}, {"path": path, "line": 41}],
+    }
+
+
+def test_edit_of_line_17_through_the_presenter_byte_for_byte(tmp_path: Any) -> None:
+    """The whole agent path: the call inspected on arrival, then the applied hunk."""
+    import asyncio
+
+    from agent.presenter import SessionPresenter, call_meta
+    from agent.tools.base import ToolContext
+    from agent.tools.fs import EditTool
+
+    target = tmp_path / "f.py"
+    target.write_text("".join(f"line {n}\n" for n in range(1, 41)))
+    args = '{"file_path": "f.py", "old_string": "line 17\\n", "new_string": "LINE 17\\n"}'
+    meta = call_meta("edit", args, str(tmp_path))
+    assert meta == {"line": 17}
+    presenter = SessionPresenter(str(tmp_path), False)
+    [started] = presenter.on_call("c1", "edit", args, meta)
+    assert wire_dict(started)["content"] == [
+        {
+            "type": "diff",
+            "path": "f.py",
+            "oldText": "line 17\n",
+            "newText": "LINE 17\n",
+            "_meta": {"dsh.line": {"old": 17, "new": 17}},
+        }
+    ]
+    parsed = {"file_path": "f.py", "old_string": "line 17\n", "new_string": "LINE 17\n"}
+    outcome = asyncio.run(EditTool().execute(parsed, ToolContext(cwd=tmp_path)))
+    [finished] = presenter.on_result("c1", "edit", args, outcome)
+    payload = wire_dict(finished)
+    old = "\n".join(f"line {n}" for n in range(14, 21))
+    assert payload["content"] == [
+        {
+            "type": "diff",
+            "path": "f.py",
+            "oldText": old,
+            "newText": old.replace("line 17", "LINE 17"),
+            "_meta": {"dsh.line": {"old": 14, "new": 14}},
+        }
+    ]
+    assert payload["locations"] == [{"path": "f.py", "line": 17}]
+
+
 def test_empty_diff_result_without_title_has_neither_key() -> None:
     assert result(DiffResultView(card="diff")) == {
         "sessionUpdate": "tool_call_update",

@@ -3,6 +3,7 @@ presenter is a pure function of its event log (replay equals live)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from acp.schema import SessionNotification
@@ -17,8 +18,10 @@ from agent.bridge import (
     result_update,
     wire_dict,
 )
+from agent.events import Event, ToolCall, ToolFinished, ToolOutput, event_from_json, event_to_json
 from agent.presenter import SessionPresenter
 from agent.tools.base import ToolResult
+from agent.translate import replay, translate
 from agent.views import (
     DiffCallView,
     DiffResultView,
@@ -51,9 +54,11 @@ kinds = st.sampled_from(["read", "edit", "delete", "move", "search", "execute", 
 locations = st.lists(
     st.builds(FileLocation, paths, st.one_of(st.none(), st.integers(0, 10_000))), max_size=3
 ).map(tuple)
-diffs = st.lists(st.builds(FileDiff, paths, st.one_of(st.none(), texts), texts), max_size=3).map(
-    tuple
-)
+start_lines = st.one_of(st.none(), st.integers(1, 10_000))
+diffs = st.lists(
+    st.builds(FileDiff, paths, st.one_of(st.none(), texts), texts, start_lines, start_lines),
+    max_size=3,
+).map(tuple)
 blocks = st.lists(st.builds(TextBlock, texts), max_size=3).map(tuple)
 
 call_views: st.SearchStrategy[ToolCallView] = st.one_of(
@@ -90,7 +95,13 @@ result_views: st.SearchStrategy[ToolResultView] = st.one_of(
         exit_code=st.one_of(st.none(), st.integers(0, 255)),
         signal=st.one_of(st.none(), st.sampled_from(["SIGTERM", "SIGKILL", "SIGINT"])),
     ),
-    st.builds(DiffResultView, card=st.just("diff"), title=st.one_of(st.none(), texts), diffs=diffs),
+    st.builds(
+        DiffResultView,
+        card=st.just("diff"),
+        title=st.one_of(st.none(), texts),
+        diffs=diffs,
+        locations=locations,
+    ),
 )
 plans = st.lists(
     st.builds(PlanItem, texts, st.sampled_from(["pending", "in_progress", "completed"])),
@@ -181,7 +192,12 @@ results = st.builds(
             {
                 "diffs": st.lists(
                     st.fixed_dictionaries(
-                        {"path": paths, "oldText": st.none() | texts, "newText": texts}
+                        {"path": paths, "oldText": st.none() | texts, "newText": texts},
+                        optional={
+                            "oldLine": st.integers(-1, 99) | json_values,
+                            "newLine": st.integers(-1, 99),
+                            "line": st.integers(-1, 99) | json_values,
+                        },
                     ),
                     max_size=2,
                 )
@@ -203,7 +219,11 @@ def event_logs(draw: st.DrawFn) -> list[tuple[Any, ...]]:
             name = draw(st.sampled_from(sorted(TOOL_ARGS)))
             call = (f"c{n}", name, draw(TOOL_ARGS[name]))
             open_calls.append(call)
-            events.append(("call", *call))
+            # What the call logged when it arrived: the edit tool's start line, or junk.
+            meta = draw(
+                st.one_of(st.none(), st.integers(-1, 99).map(lambda n: {"line": n}), json_values)
+            )
+            events.append(("call", *call, meta))
         else:
             call_id, name, args = open_calls[draw(st.integers(0, len(open_calls) - 1))]
             if choice == 1:
@@ -219,7 +239,7 @@ def render(log: list[tuple[Any, ...]], cwd: str, terminal: bool) -> list[dict[st
     out: list[ToolUpdate] = []
     for event in log:
         if event[0] == "call":
-            out += presenter.on_call(event[1], event[2], event[3])
+            out += presenter.on_call(event[1], event[2], event[3], event[4])
         elif event[0] == "output":
             out += presenter.on_output(event[1], event[2])
         else:
@@ -244,3 +264,33 @@ def test_replay_equals_live(log: list[tuple[Any, ...]], terminal: bool, cwd: str
             assert update["toolCallId"] in started  # never an update before its call
             if not terminal:
                 assert "_meta" not in update
+
+
+def as_events(log: list[tuple[Any, ...]]) -> list[Event]:
+    """The same tool events as the session log records them (arguments as JSON text)."""
+    out: list[Event] = []
+    for event in log:
+        if event[0] == "call":
+            out.append(ToolCall(event[1], event[2], json.dumps(event[3]), event[4]))
+        elif event[0] == "output":
+            out.append(ToolOutput(event[1], event[2]))
+        else:
+            result: ToolResult = event[4]
+            out.append(
+                ToolFinished(event[1], event[2], result.output, result.is_error, result.meta)
+            )
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(log=event_logs(), terminal=st.booleans())
+def test_replay_of_the_written_log_equals_live(log: list[tuple[Any, ...]], terminal: bool) -> None:
+    """The call-time meta (the edit's start line) goes through the log file and back: a
+    `session/load` replay of the records renders what the live turn rendered."""
+    events = as_events(log)
+    presenter = SessionPresenter("/home/u/proj", terminal)
+    live = [wire_dict(u) for e in events for u in translate(e, presenter, include_user=False)]
+    records = [json.loads(json.dumps(event_to_json(e))) for e in events]
+    loaded = [event_from_json(r) for r in records]
+    assert loaded == events
+    assert [wire_dict(u) for u in replay(loaded, "/home/u/proj", terminal)] == live

@@ -9,13 +9,17 @@ from hypothesis import strategies as st
 from agent.jsonvalue import JsonValue
 from agent.tools.hunks import (
     DIFF_CONTEXT,
+    applied_hunks,
     compute_hunks,
     diffs_from_meta,
     diffs_to_meta,
+    hunks_to_meta,
     line_opcodes,
+    locations_from_meta,
+    snippet_line,
     split_lines,
 )
-from agent.views import FileDiff
+from agent.views import FileDiff, FileLocation
 
 
 def numbered(n: int) -> list[str]:
@@ -44,7 +48,7 @@ def test_the_fs_edit_snapshot_hunk() -> None:
     before = "mode=DEBUG\nlevel=info\n"
     after = "mode=RELEASE\nlevel=info\n"
     assert compute_hunks("config.txt", before, after) == [
-        FileDiff("config.txt", "mode=DEBUG\nlevel=info", "mode=RELEASE\nlevel=info")
+        FileDiff("config.txt", "mode=DEBUG\nlevel=info", "mode=RELEASE\nlevel=info", 1, 1)
     ]
 
 
@@ -54,6 +58,53 @@ def test_scattered_changes_give_one_diff_per_hunk() -> None:
     hunks = compute_hunks("f", text(before), text(after))
     assert len(hunks) == 3
     assert [h.new_text.count("LINE") for h in hunks] == [1, 1, 1]
+    assert [(h.old_line, h.new_line) for h in hunks] == [(7, 7), (47, 47), (87, 87)]
+
+
+def test_start_lines_follow_the_lines_added_above() -> None:
+    """The second hunk starts later in the new file by the three lines inserted above it."""
+    before = numbered(40)
+    after = [*before[:5], "x", "y", "z", *before[5:30], "CHANGED", *before[31:]]
+    hunks = applied_hunks("f", text(before), text(after))
+    assert [(d.old_line, d.new_line, changed) for d, changed in hunks] == [
+        (3, 3, 6),
+        (28, 31, 34),
+    ]
+    for diff, _ in hunks:
+        assert diff.old_line is not None and diff.new_line is not None
+        old_at = text(before).split("\n")[diff.old_line - 1]
+        new_at = text(after).split("\n")[diff.new_line - 1]
+        assert (diff.old_text or "").split("\n")[0] == old_at
+        assert diff.new_text.split("\n")[0] == new_at
+
+
+def test_a_deletion_at_the_end_points_at_the_last_line_left() -> None:
+    [(diff, changed)] = applied_hunks("f", text(numbered(10)), text(numbered(8)))
+    assert (diff.old_line, diff.new_line, changed) == (6, 6, 8)
+    [(gone, line)] = applied_hunks("f", "a\n", "")
+    assert (gone.old_line, gone.new_line, line) == (1, 1, 1)
+
+
+def test_an_insertion_into_empty_content_is_a_whole_file_without_start_lines() -> None:
+    [(diff, changed)] = applied_hunks("f", "", "a\n")
+    assert (diff.old_text, diff.old_line, diff.new_line, changed) == (None, None, None, 1)
+
+
+@pytest.mark.parametrize(
+    ("text_", "snippet", "line"),
+    [
+        ("alpha\nbeta\ngamma\n", "beta", 2),
+        ("alpha\nbeta\ngamma\n", "ta\ngam", 2),  # starts mid-line: the line it starts on
+        ("alpha\nbeta\ngamma\n", "alpha", 1),
+        ("beta\nbeta\n", "beta", None),  # twice: no anchor
+        ("alpha\n", "omega", None),
+        ("alpha\n", "", None),
+        ("one\r\ntwo\r\nthree\r\n", "two\nthree", 2),  # an LF snippet in a CRLF file
+        ("one\r\ntwo\r\nthree\r\n", "three", 3),
+    ],
+)
+def test_snippet_line(text_: str, snippet: str, line: int | None) -> None:
+    assert snippet_line(text_, snippet) == line
 
 
 @pytest.mark.parametrize(("gap", "count"), [(5, 1), (6, 1), (7, 2), (12, 2)])
@@ -75,12 +126,12 @@ def test_insertion_into_empty_content_has_no_old_text() -> None:
 
 
 def test_whole_deletion_has_empty_new_text() -> None:
-    assert compute_hunks("f", "a\nb\n", "") == [FileDiff("f", "a\nb", "")]
+    assert compute_hunks("f", "a\nb\n", "") == [FileDiff("f", "a\nb", "", 1, 1)]
 
 
 def test_a_missing_final_newline_leaves_no_marker() -> None:
     [hunk] = compute_hunks("f", "a\nb", "a\nc")
-    assert hunk == FileDiff("f", "a\nb", "a\nc")
+    assert hunk == FileDiff("f", "a\nb", "a\nc", 1, 1)
     assert "No newline" not in (hunk.old_text or "") + hunk.new_text
     [added] = compute_hunks("f", "a\nb", "a\nb\n")
     assert "\\" not in added.new_text
@@ -183,6 +234,44 @@ def test_meta_round_trip() -> None:
         ]
     }
     assert diffs_from_meta(meta) == tuple(diffs)
+    assert locations_from_meta(meta) == ()
+
+
+def test_meta_round_trip_with_lines() -> None:
+    hunks = [(FileDiff("b", "old\nctx", "new\nctx", 17, 18), 18), (FileDiff("a", None, "x"), 1)]
+    meta = hunks_to_meta(hunks)
+    assert meta == {
+        "diffs": [
+            {
+                "path": "b",
+                "oldText": "old\nctx",
+                "newText": "new\nctx",
+                "oldLine": 17,
+                "newLine": 18,
+                "line": 18,
+            },
+            {"path": "a", "oldText": None, "newText": "x", "line": 1},
+        ]
+    }
+    assert diffs_from_meta(meta) == tuple(d for d, _ in hunks)
+    assert locations_from_meta(meta) == (FileLocation("b", 18), FileLocation("a", 1))
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"oldLine": 0, "newLine": 1},
+        {"oldLine": True, "newLine": 1},
+        {"oldLine": "3", "newLine": 3},
+        {"oldLine": 3},
+        {"line": -1},
+        {"line": 2.5},
+    ],
+)
+def test_malformed_lines_are_dropped_not_fatal(item: dict[str, JsonValue]) -> None:
+    meta: JsonValue = {"diffs": [{"path": "a", "oldText": "o", "newText": "n", **item}]}
+    assert diffs_from_meta(meta) == (FileDiff("a", "o", "n"),)
+    assert locations_from_meta(meta) == ()
 
 
 @pytest.mark.parametrize(

@@ -188,12 +188,22 @@ async def test_overwrite_keeps_mode_and_records_hunks(tmp_path: Path, ctx: ToolC
     assert stat.S_IMODE(target.stat().st_mode) == 0o754
     assert target.read_text() == "new contents\n"
     assert result.meta == {
-        "diffs": [{"path": "run.sh", "oldText": "original contents", "newText": "new contents"}]
+        "diffs": [
+            {
+                "path": "run.sh",
+                "oldText": "original contents",
+                "newText": "new contents",
+                "oldLine": 1,
+                "newLine": 1,
+                "line": 1,
+            }
+        ]
     }
     assert write.present_result(args, result) == DiffResultView(
         card="diff",
         title="Write run.sh",
-        diffs=(FileDiff("run.sh", "original contents", "new contents"),),
+        diffs=(FileDiff("run.sh", "original contents", "new contents", 1, 1),),
+        locations=(FileLocation("run.sh", 1),),
     )
     assert [p.name for p in tmp_path.iterdir()] == ["run.sh"]  # no temporary file left
 
@@ -259,6 +269,46 @@ def test_edit_card() -> None:
     assert empty.diffs == (FileDiff("a.txt", None, "y"),)
 
 
+def test_edit_card_with_the_logged_start_line() -> None:
+    """The line read when the call was received (`ToolCall.meta`) numbers the snippet."""
+    args = {"file_path": "a.txt", "old_string": "x", "new_string": "y"}
+    view = edit.present_call(args, {"line": 17})
+    assert isinstance(view, DiffCallView)
+    assert view.diffs == (FileDiff("a.txt", "x", "y", 17, 17),)
+    assert view.locations == (FileLocation("a.txt"),)  # the call's location is unchanged
+    for junk in (None, {}, {"line": 0}, {"line": True}, {"line": "17"}, [17]):
+        again = edit.present_call(args, junk)
+        assert isinstance(again, DiffCallView) and again.diffs == (FileDiff("a.txt", "x", "y"),)
+
+
+@pytest.mark.parametrize(
+    ("body", "old_string", "expected"),
+    [
+        ("alpha\nbeta\ngamma\n", "beta", {"line": 2}),
+        ("beta\nbeta\n", "beta", None),  # matches twice: no line
+        ("alpha\n", "omega", None),
+        (b"one\r\ntwo\r\nthree\r\n", "two\nthree", {"line": 2}),  # CRLF file, LF snippet
+        (b"caf\xe9\n", "caf", None),  # not UTF-8: the edit would fail too
+    ],
+)
+def test_edit_inspects_the_file_when_the_call_arrives(
+    tmp_path: Path, ctx: ToolContext, body: str | bytes, old_string: str, expected: object
+) -> None:
+    target = tmp_path / "f.txt"
+    if isinstance(body, bytes):
+        target.write_bytes(body)
+    else:
+        target.write_text(body)
+    args = {"file_path": "f.txt", "old_string": old_string, "new_string": "X"}
+    assert edit.inspect_call(args, ctx) == expected
+
+
+def test_edit_inspection_of_a_missing_file_or_bad_args_gives_nothing(ctx: ToolContext) -> None:
+    missing = {"file_path": "nope.txt", "old_string": "a", "new_string": "b"}
+    assert edit.inspect_call(missing, ctx) is None
+    assert edit.inspect_call({"file_path": 3}, ctx) is None
+
+
 async def test_edit_once(tmp_path: Path, ctx: ToolContext) -> None:
     (tmp_path / "config.txt").write_text("mode=DEBUG\nlevel=info\n")
     args = {"file_path": "config.txt", "old_string": "DEBUG", "new_string": "RELEASE"}
@@ -271,6 +321,9 @@ async def test_edit_once(tmp_path: Path, ctx: ToolContext) -> None:
                     "path": "config.txt",
                     "oldText": "mode=DEBUG\nlevel=info",
                     "newText": "mode=RELEASE\nlevel=info",
+                    "oldLine": 1,
+                    "newLine": 1,
+                    "line": 1,
                 }
             ]
         },
@@ -279,7 +332,8 @@ async def test_edit_once(tmp_path: Path, ctx: ToolContext) -> None:
     assert edit.present_result(args, result) == DiffResultView(
         card="diff",
         title="Edit config.txt",
-        diffs=(FileDiff("config.txt", "mode=DEBUG\nlevel=info", "mode=RELEASE\nlevel=info"),),
+        diffs=(FileDiff("config.txt", "mode=DEBUG\nlevel=info", "mode=RELEASE\nlevel=info", 1, 1),),
+        locations=(FileLocation("config.txt", 1),),
     )
 
 
@@ -294,6 +348,8 @@ async def test_edit_replace_all_gives_one_diff_per_site(tmp_path: Path, ctx: Too
     view = edit.present_result(args, result)
     assert isinstance(view, DiffResultView)
     assert len(view.diffs) == 2
+    assert [(d.old_line, d.new_line) for d in view.diffs] == [(3, 3), (38, 38)]
+    assert view.locations == (FileLocation("f.txt", 6), FileLocation("f.txt", 41))
     assert (tmp_path / "f.txt").read_text() == body.replace("old", "new")
 
 
@@ -377,7 +433,16 @@ async def test_edit_keeps_crlf_and_mode(tmp_path: Path, ctx: ToolContext) -> Non
     assert target.read_bytes() == b"1\r\n2\r\nthree\r\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert result.meta == {
-        "diffs": [{"path": "dos.txt", "oldText": "one\ntwo\nthree", "newText": "1\n2\nthree"}]
+        "diffs": [
+            {
+                "path": "dos.txt",
+                "oldText": "one\ntwo\nthree",
+                "newText": "1\n2\nthree",
+                "oldLine": 1,
+                "newLine": 1,
+                "line": 1,
+            }
+        ]
     }
 
 
