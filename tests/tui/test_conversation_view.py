@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from acp.schema import ToolCallStart
+from acp.schema import AgentMessageChunk, TextContentBlock, ToolCallStart
 from textual.app import App, ComposeResult
 
 from tui.state import Change, Conversation
@@ -161,3 +161,53 @@ async def test_the_banner_comes_back_after_everything_was_shown() -> None:
         banner = view.query_one(".hidden-banner")
         assert f"{view.hidden_count} earlier entries are not shown" in str(banner.render())
         assert banner.region.height == 1
+
+
+def chunk(text: str) -> AgentMessageChunk:
+    return AgentMessageChunk(
+        session_update="agent_message_chunk", content=TextContentBlock(type="text", text=text)
+    )
+
+
+async def test_one_growing_reply_is_followed_to_its_last_line() -> None:
+    """A reply that starts short and grows past the screen through appends alone (no new
+    widget is mounted) is followed: its last line ends on screen."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(conversation.apply(chunk("start\n\n")))
+        await pilot.pause()
+        for index in range(60):
+            view.apply(conversation.apply(chunk(f"paragraph {index}\n\n")))
+            if index % 10 == 0:
+                await pilot.pause()
+        await pilot.pause(0.3)
+        await pilot.pause()
+        assert view.max_scroll_y > 0
+        assert view.scroll_y == view.max_scroll_y
+        assert view.following
+
+
+async def test_scrolling_up_holds_the_view_and_jump_to_end_resumes_following() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(calls(conversation, range(60)))
+        await pilot.pause()
+        await pilot.pause()
+        view.scroll_page_up(animate=False)
+        await pilot.pause()
+        held = view.scroll_y
+        assert not view.following
+        view.apply(calls(conversation, range(60, 80)))
+        await pilot.pause()
+        await pilot.pause()
+        assert view.scroll_y == held
+        view.jump_to_end()
+        view.apply(calls(conversation, range(80, 100)))
+        await pilot.pause()
+        await pilot.pause()
+        assert view.following
+        assert view.scroll_y == view.max_scroll_y

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual import events
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -55,7 +56,13 @@ def widget_for(
 
 
 class ConversationView(VerticalScroll):
-    """Keeps to the bottom while the user has not scrolled away.
+    """Follows the end until the user scrolls away, and again once the user comes back.
+
+    Following is one explicit policy, decided only by what the user did: moving the view up
+    (a page, the wheel, the scrollbar) stops it; reaching the end again, or `jump_to_end`,
+    resumes it. Content growing never changes it. While following, Textual's anchor keeps the
+    view at the end within each layout pass; it is engaged only once the content overflows,
+    since an anchored short transcript would sit at the bottom of the screen.
 
     Only the newest MAX_LIVE entries are widgets while the view follows the end: every widget
     adds to the cost of each layout pass. Earlier ones leave the screen, not the state; the
@@ -87,6 +94,7 @@ class ConversationView(VerticalScroll):
         self._entries: list[Entry] = []
         self.hidden_count = 0
         self._banner = HiddenBanner("", classes="hidden-banner")
+        self._following = True
 
     def apply(self, changes: list[Change]) -> None:
         for change in changes:
@@ -122,8 +130,7 @@ class ConversationView(VerticalScroll):
                 widget.sync_status_classes()
         self.mount_all(batch)
         self._live.extend(batch)
-        if not self.is_anchored:
-            self.call_after_refresh(self._anchor_once_overflowing)
+        self.call_after_refresh(self._sync_anchor)
         if self.following:
             self._prune()  # not while the user reads back: it would pull the page away
 
@@ -177,18 +184,42 @@ class ConversationView(VerticalScroll):
             self._banner.remove()
         self._banner = HiddenBanner("", classes="hidden-banner")
 
-    def _anchor_once_overflowing(self) -> None:
-        """Textual's anchor keeps the view at the end as content grows, within the layout pass
-        itself, until the user scrolls away; reaching the end again re-anchors it. It is set
-        only once the transcript overflows: anchored, short content would sit at the bottom."""
-        if not self.is_anchored and self.max_scroll_y > 0:
-            self.anchor()
-
     @property
     def following(self) -> bool:
-        """Whether the view sticks to the end (the user has not scrolled up). Reads Textual's
-        anchor state, as TerminalPane does (`textual` is pinned exactly)."""
-        return not self.is_anchored or not self._anchor_released
+        """Whether the view sticks to the end: the user has not scrolled away from it."""
+        return self._following
+
+    def jump_to_end(self) -> None:
+        """Go to the end and follow it again (End, Ctrl+End)."""
+        self._following = True
+        self.scroll_end(animate=False, immediate=True)
+        self._sync_anchor()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # Only scrolling calls this: the anchor moves the view without calling watchers.
+        if new_value >= self.max_scroll_y:
+            self._following = True
+        elif new_value < old_value:
+            self._following = False
+        self._sync_anchor()
+
+    def watch_virtual_size(self, old_size: Size, new_size: Size) -> None:
+        """Content grew or shrank (a streamed reply, a new card): the anchor may need engaging.
+        Checked after the layout pass, when the container's own size is final too."""
+        self.call_after_refresh(self._sync_anchor)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The screen was resized: the anchor may need engaging or releasing."""
+        self._sync_anchor()
+
+    def _sync_anchor(self) -> None:
+        """Engage Textual's anchor while following and overflowing; release it otherwise."""
+        wanted = self._following and self.max_scroll_y > 0
+        if wanted and not self.is_anchored:
+            self.anchor()
+        elif not wanted and self.is_anchored:
+            self.anchor(False)
 
     def widget_of(self, entry: object) -> Widget | None:
         return self._widgets.get(id(entry))
@@ -201,6 +232,7 @@ class ConversationView(VerticalScroll):
 
     def clear(self) -> None:
         self.anchor(False)
+        self._following = True
         self._widgets.clear()
         self._entries.clear()
         self._pending_mounts.clear()
