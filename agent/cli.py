@@ -26,7 +26,9 @@ from agent.session import SessionSettings
 EPILOG = f"""\
 modes:
 {chr(10).join(f"  {info.id:<13} {info.description}" for info in MODES)}
-  A path outside the workspace always asks, or is refused in read-only.
+  A file path or bash workdir outside the workspace always asks, or is refused in read-only.
+  bash is a shell: a command can read and write any path you can, wherever it runs, and
+  full-access runs commands without asking.
 
 model selection (highest first): the flags above, then DSH_MODEL_PROVIDER, DSH_MODEL,
 DSH_BASE_URL, DSH_API_KEY, DEEPSEEK_API_KEY, DSH_SCENARIO, then the [model] table of the

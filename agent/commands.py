@@ -84,7 +84,12 @@ def _help(session: AgentSession) -> str:
         lines.append(f"- `{usage}`: {spec.description}")
     lines += ["", f"**Modes** (now `{session.mode}`)", ""]
     lines += [f"- `{info.id}`: {info.description}" for info in MODES]
-    lines += ["", "A path outside the workspace always asks, or is refused in `read-only`."]
+    lines += [
+        "",
+        "A file path or bash `workdir` outside the workspace always asks, or is refused in "
+        "`read-only`. bash is a shell: a command can read and write any path you can, "
+        "wherever it runs, and `full-access` runs commands without asking.",
+    ]
     if session.model_settings.provider == "offline":
         lines += ["", "The offline model takes tool commands: type `help` (no slash) to see them."]
     return "\n".join(lines) + "\n"

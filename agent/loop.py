@@ -46,7 +46,16 @@ from agent.models.base import (
     ToolCallDelta,
     UsageDelta,
 )
-from agent.permissions import Answer, Decision, decide, permission_options, read_answer
+from agent.permissions import (
+    Answer,
+    Decision,
+    PathArgError,
+    decide,
+    permission_options,
+    read_answer,
+    resolve_path,
+    tool_path,
+)
 from agent.presenter import call_meta, parse_arguments
 from agent.session import AgentSession, StopReason
 from agent.tools import ALL_TOOLS, openai_tool_specs
@@ -248,9 +257,11 @@ class _Planned:
     tool: Tool | None
     args: Mapping[str, object] | None
     problem: str | None = None
+    path: str | None = None  # the path argument as given
+    resolved: str | None = None  # its one resolution: what the policy judges, the tool opens
 
 
-def _plan(call: ToolCall) -> _Planned:
+def _plan(call: ToolCall, cwd: str) -> _Planned:
     tool = ALL_TOOLS.get(call.name)
     if tool is None:
         known = ", ".join(ALL_TOOLS)
@@ -258,19 +269,34 @@ def _plan(call: ToolCall) -> _Planned:
     args = parse_arguments(call.arguments)
     if not isinstance(args, Mapping):
         return _Planned(call, tool, None, f"the arguments of {call.name} are not a JSON object")
-    return _Planned(call, tool, args)
+    path = tool_path(call.name, args)
+    if path is None:
+        return _Planned(call, tool, args)
+    try:
+        resolved = resolve_path(cwd, path)
+    except PathArgError as error:  # fails this call only, never the turn
+        return _Planned(call, tool, args, f"{call.name}: {error}")
+    except OSError as error:  # e.g. a link loop or a name too long
+        return _Planned(call, tool, args, f"{call.name}: cannot resolve {path!r}: {error}")
+    return _Planned(call, tool, args, path=path, resolved=resolved)
 
 
 def _decide(session: AgentSession, planned: _Planned) -> Decision:
     assert planned.tool is not None and planned.args is not None
     return decide(
-        session.mode, planned.call.name, planned.tool, planned.args, session.cwd, session.grants
+        session.mode,
+        planned.call.name,
+        planned.tool,
+        planned.args,
+        session.cwd,
+        session.grants,
+        resolved=planned.resolved,
     )
 
 
 async def _run_calls(session: AgentSession, calls: list[ToolCall], cancel: asyncio.Event) -> bool:
     """Run one step's calls in order; True when the turn was cancelled meanwhile."""
-    plans = [_plan(call) for call in calls]
+    plans = [_plan(call, session.cwd) for call in calls]
     index = 0
     while index < len(plans):
         if cancel.is_set():
@@ -311,7 +337,7 @@ async def _run_calls(session: AgentSession, calls: list[ToolCall], cancel: async
                 _finish(session, planned.call, ToolResult.error(why))
             else:
                 if answer == "allow-always":
-                    session.grants.grant(planned.call.name, decision.outside)
+                    session.grants.grant(planned.call.name, decision.path)
                 _finish(session, planned.call, await _execute(session, planned, cancel))
         else:
             _finish(session, planned.call, await _execute(session, planned, cancel))
@@ -331,7 +357,8 @@ async def _ask(
         kind=kind,
         field_meta={"dsh-agent/reason": decision.reason},
     )
-    asking = asyncio.ensure_future(session.ask(request, permission_options(call.name)))
+    options = permission_options(call.name, decision.path)
+    asking = asyncio.ensure_future(session.ask(request, options))
     waiter = asyncio.ensure_future(cancel.wait())
     try:
         await asyncio.wait({asking, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -359,6 +386,9 @@ async def _execute(session: AgentSession, planned: _Planned, cancel: asyncio.Eve
         read_stamps=session.read_stamps,
         cancel=cancel,
         on_output=on_output,
+        resolved={}
+        if planned.path is None or planned.resolved is None
+        else {planned.path: planned.resolved},
     )
     try:
         return await planned.tool.execute(planned.args, context)

@@ -9,9 +9,17 @@ grants the user gave with "allow always", so it is tested as a table. Modes:
 - `read-only`: write, edit and bash are refused with a clear message.
 
 A path outside the session cwd (a read, write or edit target, or bash's `workdir`) always
-asks, in every mode, or is refused in `read-only`. Symlinks are resolved first, so a link
-inside the workspace that points out of it counts as outside. Asking fails closed: an unknown
-option id, a cancelled request or a failed request is a rejection.
+asks, in every mode, or is refused in `read-only`. A path is resolved once, by
+`resolve_path` (symlinks and `..` resolved the way the kernel does, on the real directories),
+and that same resolved path is what the policy judges and what the tool opens: a link inside
+the workspace that points out of it counts as outside, and `link/../..` climbs from where the
+link really leads. Asking fails closed: an unknown option id, a cancelled request or a failed
+request is a rejection.
+
+bash is a shell: the policy sees its `workdir`, not what the command line does. A command run
+in the workspace can still read or write any path the user can; `full-access` runs commands
+without asking. "Allow always" covers a tool in the workspace, or, given for an outside path,
+that one resolved path only.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from acp.schema import (
     RequestPermissionResponse,
 )
 
-from agent.tools.base import Tool
+from agent.tools.base import PathArgError, Tool, resolve_path
 
 Mode: TypeAlias = Literal["ask", "accept-edits", "full-access", "read-only"]
 MODE_IDS: tuple[Mode, ...] = get_args(Mode)
@@ -46,7 +54,11 @@ MODES: tuple[ModeInfo, ...] = (
     ModeInfo(
         "accept-edits", "Accept edits", "Edit files in the workspace freely; ask for commands"
     ),
-    ModeInfo("full-access", "Full access", "Never ask inside the workspace"),
+    ModeInfo(
+        "full-access",
+        "Full access",
+        "Never ask inside the workspace: edits, and commands (which can touch any path)",
+    ),
     ModeInfo("read-only", "Read only", "Read and plan only: refuse edits and commands"),
 )
 
@@ -74,15 +86,21 @@ def mode_info(mode: Mode) -> ModeInfo:
     return next(info for info in MODES if info.id == mode)
 
 
-def is_inside(path: str, cwd: str) -> bool:
-    """Whether `path` (absolute, or relative to `cwd`) is `cwd` or below it, links resolved."""
-    target = os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
+def inside_root(resolved: str, cwd: str) -> bool:
+    """Whether an already resolved path is `cwd` (resolved) or below it."""
     root = os.path.realpath(cwd)
     try:
-        rel = os.path.relpath(target, root)
+        rel = os.path.relpath(resolved, root)
     except ValueError:  # another drive (Windows)
         return False
     return rel != os.pardir and not rel.startswith(os.pardir + os.sep)
+
+
+def is_inside(path: str, cwd: str) -> bool:
+    """Whether `path` (absolute, or relative to `cwd`) is `cwd` or below it, links resolved.
+
+    Raises PathArgError for a path that cannot name a file."""
+    return inside_root(resolve_path(cwd, path), cwd)
 
 
 def tool_path(tool_name: str, args: Mapping[str, object]) -> str | None:
@@ -94,26 +112,42 @@ def tool_path(tool_name: str, args: Mapping[str, object]) -> str | None:
 
 @dataclass
 class Grants:
-    """ "Allow always" answers of one session: tool name -> whether it covers outside paths."""
+    """ "Allow always" answers of one session.
 
-    tools: dict[str, bool] = field(default_factory=dict)
+    `workspace` holds the tools allowed inside the workspace; `outside` holds (tool, resolved
+    path) pairs, so allowing one outside path never allows the tool anywhere else.
+    """
 
-    def covers(self, tool_name: str, outside: bool) -> bool:
-        anywhere = self.tools.get(tool_name)
-        return anywhere is not None and (anywhere or not outside)
+    workspace: set[str] = field(default_factory=set)
+    outside: set[tuple[str, str]] = field(default_factory=set)
 
-    def grant(self, tool_name: str, outside: bool) -> None:
-        """A grant given for an outside path covers the tool everywhere; else the workspace."""
-        self.tools[tool_name] = self.tools.get(tool_name, False) or outside
+    def covers(self, tool_name: str, outside_path: str | None) -> bool:
+        """Whether a grant covers `tool_name` in the workspace (`outside_path` None) or on
+        exactly that resolved outside path."""
+        if outside_path is None:
+            return tool_name in self.workspace
+        return (tool_name, outside_path) in self.outside
+
+    def grant(self, tool_name: str, outside_path: str | None) -> None:
+        """Allow the tool in the workspace, or on that one resolved outside path."""
+        if outside_path is None:
+            self.workspace.add(tool_name)
+        else:
+            self.outside.add((tool_name, outside_path))
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """What to do with one call, and the reason shown when asking or refusing."""
+    """What to do with one call, and the reason shown when asking or refusing.
+
+    `path` is the resolved path judged outside the workspace (None when inside or pathless):
+    the path an "allow always" answer is scoped to.
+    """
 
     verdict: Verdict
     reason: str = ""
     outside: bool = False
+    path: str | None = None
 
 
 def decide(
@@ -123,11 +157,22 @@ def decide(
     args: Mapping[str, object],
     cwd: str,
     grants: Grants,
+    *,
+    resolved: str | None = None,
 ) -> Decision:
-    """The policy table (see the module docstring)."""
+    """The policy table (see the module docstring).
+
+    `resolved` is the call's path as `resolve_path` gave it, the same value the tool is handed;
+    without it the path argument is resolved here (PathArgError when it cannot name a file).
+    """
     path = tool_path(tool_name, args)
-    outside = path is not None and not is_inside(path, cwd)
+    if path is not None and resolved is None:
+        resolved = resolve_path(cwd, path)
+    outside = resolved is not None and not inside_root(resolved, cwd)
+    outside_path = resolved if outside else None
     where = f"{path} is outside the workspace {cwd}"
+    if outside and resolved is not None and resolved != path:
+        where = f"{path} (resolved: {resolved}) is outside the workspace {cwd}"
     if mode == "read-only":
         if not tool.read_only:
             return Decision(
@@ -135,15 +180,16 @@ def decide(
                 f"refused in read-only mode: {tool_name} can change files or run commands. "
                 "Switch modes (/mode) to allow it.",
                 outside,
+                outside_path,
             )
         if outside:
-            return Decision("refuse", f"refused in read-only mode: {where}.", True)
+            return Decision("refuse", f"refused in read-only mode: {where}.", True, outside_path)
         return Decision("allow")
     if outside:
-        if grants.covers(tool_name, outside=True):
-            return Decision("allow", outside=True)
-        return Decision("ask", where, True)
-    if tool.read_only or mode == "full-access" or grants.covers(tool_name, outside=False):
+        if grants.covers(tool_name, outside_path):
+            return Decision("allow", outside=True, path=outside_path)
+        return Decision("ask", where, True, outside_path)
+    if tool.read_only or mode == "full-access" or grants.covers(tool_name, None):
         return Decision("allow")
     if mode == "accept-edits" and tool_name in EDIT_TOOLS:
         return Decision("allow")
@@ -152,15 +198,17 @@ def decide(
     return Decision("ask", f"{tool_name} runs a command" if tool_name == "bash" else tool_name)
 
 
-def permission_options(tool_name: str) -> list[PermissionOption]:
-    """Allow once, allow always (this tool, this session), reject."""
+def permission_options(tool_name: str, outside_path: str | None = None) -> list[PermissionOption]:
+    """Allow once, allow always (this tool, this session; for an outside path, that path
+    only), reject."""
+    always = (
+        f"Always allow {tool_name} in this session"
+        if outside_path is None
+        else f"Always allow {tool_name} on {outside_path} in this session"
+    )
     return [
         PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once"),
-        PermissionOption(
-            option_id=ALLOW_ALWAYS,
-            name=f"Always allow {tool_name} in this session",
-            kind="allow_always",
-        ),
+        PermissionOption(option_id=ALLOW_ALWAYS, name=always, kind="allow_always"),
         PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"),
     ]
 
@@ -190,11 +238,14 @@ __all__ = [
     "Grants",
     "Mode",
     "ModeInfo",
+    "PathArgError",
     "decide",
+    "inside_root",
     "is_inside",
     "mode_info",
     "parse_mode",
     "permission_options",
     "read_answer",
+    "resolve_path",
     "tool_path",
 ]

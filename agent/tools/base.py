@@ -59,10 +59,16 @@ class ToolContext:
     read_stamps: dict[str, str] = field(default_factory=dict)
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     on_output: Callable[[str], None] | None = None
+    resolved: Mapping[str, str] = field(default_factory=dict)
+    """Path arguments the permission policy already resolved (argument -> `resolve_path`
+    result): the tool opens exactly the path that was judged."""
 
     def resolve(self, path: str) -> Path:
-        """Resolve a tool path argument: absolute kept, relative joined to the session cwd."""
-        return Path(os.path.normpath(os.path.join(self.cwd, path)))
+        """Resolve a tool path argument once (`resolve_path`), or take the policy's result.
+
+        Raises PathArgError (a ToolArgsError) for a path that cannot name a file."""
+        known = self.resolved.get(path)
+        return Path(known if known is not None else resolve_path(str(self.cwd), path))
 
 
 class Tool(Protocol):
@@ -109,6 +115,23 @@ class PlanTool(Protocol):
 
 class ToolArgsError(ValueError):
     """The model's arguments do not fit the tool's schema."""
+
+
+class PathArgError(ToolArgsError):
+    """A path argument that cannot name a file (e.g. it holds a NUL byte)."""
+
+
+def resolve_path(cwd: str, path: str) -> str:
+    """The one resolution of a tool path: absolute kept, relative joined to `cwd`, then every
+    symlink and `..` resolved on the real file system (`os.path.realpath`).
+
+    The permission policy and the tool both use this result, so what was judged is what is
+    opened: a lexical `normpath` would turn `link/../x` into `x`, while the kernel follows
+    `link` first and climbs from where it leads.
+    """
+    if "\0" in path:
+        raise PathArgError("the path contains a NUL byte, which no file name can hold")
+    return os.path.realpath(os.path.join(cwd, path))
 
 
 def arg_str(args: Mapping[str, object], key: str, *, required: bool = True) -> str | None:

@@ -527,9 +527,9 @@ class BashTool:
     async def execute(self, args: Mapping[str, object], ctx: ToolContext) -> ToolResult:
         try:
             parsed = _bash_args(args)
+            workdir = ctx.resolve(parsed.workdir) if parsed.workdir else ctx.cwd
         except ToolArgsError as exc:
             return ToolResult.error(str(exc))
-        workdir = ctx.resolve(parsed.workdir) if parsed.workdir else ctx.cwd
         if not workdir.is_dir():
             return ToolResult.error(f"workdir is not an existing directory: {workdir}")
         if ctx.cancel.is_set():

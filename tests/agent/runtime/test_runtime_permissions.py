@@ -11,11 +11,13 @@ from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 from agent.permissions import (
     Grants,
     Mode,
+    PathArgError,
     decide,
     is_inside,
     parse_mode,
     permission_options,
     read_answer,
+    resolve_path,
 )
 from agent.tools import ALL_TOOLS
 
@@ -83,15 +85,51 @@ def test_a_symlink_out_of_the_workspace_is_outside(tmp_path: Path) -> None:
 
 def test_allow_always_covers_the_tool_in_the_workspace_only() -> None:
     grants = Grants()
-    grants.grant("bash", outside=False)
+    grants.grant("bash", None)
     assert decide("ask", "bash", ALL_TOOLS["bash"], BASH, CWD, grants).verdict == "allow"
     assert decide("ask", "write", ALL_TOOLS["write"], INSIDE, CWD, grants).verdict == "ask"
     away = {**BASH, "workdir": "/tmp"}
     assert decide("ask", "bash", ALL_TOOLS["bash"], away, CWD, grants).verdict == "ask"
-    grants.grant("bash", outside=True)
-    assert decide("ask", "bash", ALL_TOOLS["bash"], away, CWD, grants).verdict == "allow"
     # Grants never beat read-only.
     assert decide("read-only", "bash", ALL_TOOLS["bash"], BASH, CWD, grants).verdict == "refuse"
+
+
+def test_allow_always_on_an_outside_path_covers_that_path_only(tmp_path: Path) -> None:
+    cwd = tmp_path / "ws"
+    cwd.mkdir()
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one = {**BASH, "workdir": str(tmp_path / "one")}
+    two = {**BASH, "workdir": str(tmp_path / "two")}
+    first = decide("ask", "bash", ALL_TOOLS["bash"], one, str(cwd), Grants())
+    assert first.verdict == "ask" and first.path == os.path.realpath(tmp_path / "one")
+    grants = Grants()
+    grants.grant("bash", first.path)
+    assert decide("ask", "bash", ALL_TOOLS["bash"], one, str(cwd), grants).verdict == "allow"
+    assert decide("ask", "bash", ALL_TOOLS["bash"], two, str(cwd), grants).verdict == "ask"
+    hosts = decide("ask", "read", ALL_TOOLS["read"], OUTSIDE, str(cwd), grants)
+    assert hosts.verdict == "ask"
+    # The workspace is not granted by an outside grant either.
+    inside = decide("ask", "bash", ALL_TOOLS["bash"], BASH, str(cwd), grants)
+    assert inside.verdict == "ask"
+    option = permission_options("bash", first.path)[1]
+    assert option.option_id == "allow-always" and str(first.path) in option.name
+
+
+def test_a_link_then_dotdot_is_judged_where_the_link_leads(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "d1" / "d2" / "d3").mkdir(parents=True)
+    os.symlink("d1/d2/d3", workspace / "a")
+    # The kernel follows `a` first: a/../../x is ws/d1/x, inside, not tmp_path/x.
+    assert resolve_path(str(workspace), "a/../../x") == str(workspace / "d1" / "x")
+    assert is_inside("a/../../x", str(workspace))
+    # And climbing further from where the link leads is outside.
+    assert not is_inside("a/../../../../x", str(workspace))
+
+
+def test_a_nul_byte_in_a_path_is_a_clear_error() -> None:
+    with pytest.raises(PathArgError, match="NUL byte"):
+        decide("ask", "read", ALL_TOOLS["read"], {"file_path": "a\0b"}, CWD, Grants())
 
 
 def test_options_are_allow_once_allow_always_reject() -> None:
