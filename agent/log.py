@@ -51,7 +51,7 @@ OUTCOME_UNKNOWN = (
     "Error: outcome unknown: dsh-agent stopped before this call finished, so it may or may "
     "not have taken effect."
 )
-_SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 class LogError(Exception):
@@ -86,7 +86,7 @@ def now_iso() -> str:
 
 def valid_session_id(session_id: str) -> bool:
     """Ids become file names: only letters, digits, `_` and `-` are accepted."""
-    return bool(_SESSION_ID.match(session_id))
+    return _SESSION_ID.fullmatch(session_id) is not None
 
 
 @dataclass(frozen=True, slots=True)
