@@ -1,0 +1,119 @@
+"""The prompt: a multi-line input where Enter sends and a modified Enter adds a line.
+
+A TextArea, not an Input, so that a pasted block keeps every line and the box grows with
+what is typed (up to MAX_LINES, then it scrolls). Up on the first line and Down on the last
+recall earlier prompts; Up on an empty prompt first takes back the newest queued prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+from tui.history import PromptHistory
+
+# Keys that insert a newline. Shift+Enter only reaches the app from terminals that report it
+# (the kitty keyboard protocol, which Textual asks for); Ctrl+J works everywhere.
+NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "alt+enter"})
+MAX_LINES = 8
+KEYS_HINT = "enter send · ctrl+j or shift+enter new line · ↑ history"
+
+
+class PromptArea(TextArea):
+    DEFAULT_CSS = f"""
+    PromptArea {{
+        height: auto;
+        min-height: 3;
+        max-height: {MAX_LINES + 2};
+        border: round $primary;
+        padding: 0 1;
+        background: $surface;
+    }}
+    PromptArea:focus {{ border: round $primary; }}
+    PromptArea:disabled {{ border: round $panel-lighten-2; }}
+    """
+    BINDINGS = [
+        # The transcript pages from the prompt: the prompt keeps focus while reading back.
+        Binding("pageup", "app.page_transcript(-1)", "Scroll up", show=False),
+        Binding("pagedown", "app.page_transcript(1)", "Scroll down", show=False),
+    ]
+
+    class Submitted(Message):
+        """Enter was pressed: the app decides whether to send or queue the text."""
+
+        def __init__(self, prompt: PromptArea, text: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.text = text
+
+        @property
+        def control(self) -> PromptArea:
+            return self.prompt
+
+    class EndRequested(Message):
+        """End on an empty prompt: go to the transcript's end and follow it again."""
+
+    def __init__(
+        self,
+        history: PromptHistory,
+        take_queued: Callable[[], str | None] | None = None,
+        *,
+        placeholder: str = "",
+        id: str | None = None,
+    ) -> None:
+        super().__init__(
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder=placeholder,
+            highlight_cursor_line=False,
+            id=id,
+        )
+        self.prompt_history = history
+        self.take_queued = take_queued
+
+    def load(self, text: str) -> None:
+        """Replace the text and put the cursor at its end, as recall does."""
+        self.text = text
+        self.move_cursor(self.document.end)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self, self.text))
+            return
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            start, end = self.selection
+            self.replace("\n", start, end, maintain_selection_offset=False)
+            return
+        await super()._on_key(event)
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self.cursor_at_first_line:
+            queued = self.take_queued() if self.take_queued and not self.text else None
+            recalled = queued if queued is not None else self.prompt_history.previous(self.text)
+            if recalled is not None:
+                self.load(recalled)
+                return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if not select and self.cursor_at_last_line:
+            recalled = self.prompt_history.next()
+            if recalled is not None:
+                self.load(recalled)
+                return
+        super().action_cursor_down(select)
+
+    def action_cursor_line_end(self, select: bool = False) -> None:
+        if not select and not self.text:
+            self.post_message(self.EndRequested())
+            return
+        super().action_cursor_line_end(select)
