@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -267,3 +268,89 @@ def test_read_below_a_file_is_not_found(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(FsFileNotFoundError):
         ConfinedFs([tmp_path]).read_text(tmp_path / "file" / "child.txt")
+
+
+# ---------------------------------------------------------------------------- hardening
+def test_reading_lines_holds_no_more_than_the_cap(tmp_path: Path) -> None:
+    """A newline-less "line" is never loaded whole: at most the cap is held, then refused."""
+    import tracemalloc
+
+    huge = tmp_path / "sparse.bin"
+    with open(huge, "wb") as f:
+        f.truncate(64 * 1024 * 1024)  # 64 MiB of zeros, no newline, no disk used
+    fs = ConfinedFs([tmp_path], max_read_bytes=1024 * 1024)
+    tracemalloc.start()
+    try:
+        with pytest.raises(FsTooLargeError):
+            fs.read_text(huge, line=1, limit=1)
+        assert fs.read_text(huge, line=2, limit=1) == ""  # skipping it is bounded too
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024
+
+
+def test_os_errors_get_a_plain_message(tmp_path: Path) -> None:
+    fs = ConfinedFs([tmp_path])
+    long_name = tmp_path / ("n" * 300)
+    for call in (lambda: fs.read_text(long_name), lambda: fs.write_text(long_name, "x")):
+        with pytest.raises(FsError) as info:
+            call()
+        assert "too long" in str(info.value)
+        assert "Errno" not in str(info.value)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(FsNotAFileError, match="not a regular file"):
+        ConfinedFs([tmp_path]).read_text(fifo)
+
+
+def test_writes_cannot_escape_through_a_directory_swapped_for_a_symlink(tmp_path: Path) -> None:
+    """A thread swaps a workspace directory for a symlink to outside while writes run."""
+    import sys
+    import threading
+
+    work = tmp_path / "work"
+    outside = tmp_path / "outside"
+    (work / "d").mkdir(parents=True)
+    outside.mkdir()
+    fs = ConfinedFs([work])
+    stop = threading.Event()
+
+    def swap() -> None:
+        d, aside, link = work / "d", work / "d.aside", work / "d.link"
+        n = 0
+        while not stop.is_set():
+            try:
+                os.rename(d, aside)
+                os.symlink(outside, link)
+                os.rename(link, d)  # d is now a symlink to outside
+                os.unlink(d)
+                os.rename(aside, d)
+            except OSError:
+                # A write recreated d meanwhile: move it out of the way and start again.
+                n += 1
+                with contextlib.suppress(OSError):
+                    for leftover in (link, d):
+                        if leftover.is_symlink():
+                            leftover.unlink()
+                        elif leftover.is_dir():
+                            leftover.rename(work / f"made-{n}")
+                    if aside.is_dir() and not d.exists():
+                        aside.rename(d)
+
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        for i in range(1200):
+            with contextlib.suppress(OSError):  # refusals (FsError) and lost races alike
+                fs.write_text(work / "d" / f"f{i}.txt", "x")
+    finally:
+        stop.set()
+        swapper.join()
+        sys.setswitchinterval(old_interval)
+    assert list(outside.iterdir()) == []
