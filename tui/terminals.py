@@ -7,7 +7,10 @@ An agent asks the client to run a command (`terminal/create`), polls or waits fo
 * Each command gets its own session and process group, stdin from /dev/null (it must never read
   the TUI's tty), and stdout and stderr merged into one pipe.
 * Kill reaches the whole tree: SIGTERM to the process group and to descendants that left it
-  (found through /proc on Linux), then SIGKILL after a grace period.
+  (found through /proc on Linux), then SIGKILL after a grace period. Daemons that double-fork
+  away from the tree are found too: dsh-tui is a child subreaper (`become_subreaper`), so they
+  are reparented to it, and each command's environment carries a marker naming its terminal.
+* At most MAX_LIVE_TERMINALS terminals are open (created and not released) at once.
 * Output is kept as bytes, bounded by `output_byte_limit` (or a generous cap), dropping from the
   head at a UTF-8 character boundary, as the spec asks.
 * After `release` the id is invalid for `terminal/*`, but the output stays readable through
@@ -19,8 +22,11 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import ctypes
+import ctypes.util
 import logging
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -33,6 +39,8 @@ from typing import NamedTuple
 __all__ = [
     "DEFAULT_KILL_GRACE",
     "DEFAULT_MAX_BUFFER_BYTES",
+    "MARKER_VARIABLE",
+    "MAX_LIVE_TERMINALS",
     "ExitListener",
     "ExitStatus",
     "OutputListener",
@@ -42,6 +50,7 @@ __all__ = [
     "TerminalOutput",
     "TerminalSpawnError",
     "UnknownTerminalError",
+    "become_subreaper",
     "exit_status_from_returncode",
     "needs_shell",
     "truncate_utf8_head",
@@ -59,6 +68,37 @@ _MIN_SLACK = 65536
 # takes longer).
 _SIGKILL_CONFIRM_TIMEOUT = 5.0
 _SHELL_CHARS = frozenset(";&|<>()$`\\\"'*?~")
+# Terminals open at once (created and not released): each holds a process tree and up to
+# max_buffer_bytes of output, and an agent that never releases must not grow them without end.
+MAX_LIVE_TERMINALS = 64
+# Set in every command's environment to "<token>/<terminal id>", so that a daemon reparented to
+# dsh-tui can be told apart and traced back to its terminal.
+MARKER_VARIABLE = "DSH_TUI_TERMINAL"
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper: bool | None = None
+
+
+def become_subreaper() -> bool:
+    """Make this process the child subreaper of its descendants (Linux): an orphan anywhere
+    below it is reparented to it rather than to init, so it can still be found and killed.
+
+    Process-wide and inherited by nothing; call it once, early, in the dsh-tui process (not in
+    a test process, where the orphans of unrelated tests would become its zombies). Returns
+    whether it took effect.
+    """
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        name = ctypes.util.find_library("c")
+        if os.uname().sysname == "Linux" and name:
+            try:
+                libc = ctypes.CDLL(name, use_errno=True)
+                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+            except (OSError, AttributeError):
+                _subreaper = False
+        if not _subreaper:
+            log.info("not a child subreaper here: double-forked daemons may outlive terminals")
+    return _subreaper
 
 
 class ExitStatus(NamedTuple):
@@ -330,6 +370,12 @@ class TerminalManager:
         self._id_prefix = id_prefix
         self._counter = 0
         self._terms: dict[str, _Terminal] = {}
+        self.max_live = MAX_LIVE_TERMINALS
+        self._token = secrets.token_hex(8)
+        self._marker = f"{MARKER_VARIABLE}={self._token}/".encode()
+        # Processes reparented to this process (see become_subreaper) whose environment names
+        # one of our terminals: pid -> terminal.
+        self._orphans: dict[int, _Terminal] = {}
 
     # ------------------------------------------------------------------------- terminal/*
     async def create(
@@ -350,6 +396,12 @@ class TerminalManager:
         """
         if not command or command.isspace():
             raise ValueError("command must not be empty")
+        live = sum(1 for term in self._terms.values() if not term.released)
+        if live >= self.max_live:
+            raise TerminalError(
+                f"too many terminals: {live} are open, the limit is {self.max_live}; "
+                "release finished ones (terminal/release) before creating more"
+            )
         if output_byte_limit is not None and output_byte_limit < 0:
             raise ValueError("outputByteLimit must not be negative")
         base = self.default_cwd or os.getcwd()
@@ -361,12 +413,15 @@ class TerminalManager:
         arg_list = tuple(args or ())
         via_shell = needs_shell(command, arg_list, run_cwd)
         argv = (self.shell, "-c", command) if via_shell else (command, *arg_list)
-        full_env = {**os.environ, **(env or {})}
+        own = {key: value for key, value in (env or {}).items() if key != MARKER_VARIABLE}
         limit = self.max_buffer_bytes
         if output_byte_limit is not None:
             limit = min(output_byte_limit, limit)
         self._counter += 1
         terminal_id = f"{self._id_prefix}{self._counter}"
+        # The marker goes first, where a bounded read of /proc/PID/environ finds it.
+        full_env = {MARKER_VARIABLE: f"{self._token}/{terminal_id}", **os.environ, **own}
+        full_env[MARKER_VARIABLE] = f"{self._token}/{terminal_id}"
         term = _Terminal(terminal_id, command, arg_list, argv, via_shell, run_cwd, limit)
         loop = asyncio.get_running_loop()
         try:
@@ -471,21 +526,43 @@ class TerminalManager:
         del self._terms[terminal_id]
 
     async def close_all(self) -> None:
-        """Kill every process tree and wait for them (at quit). All ids become released."""
+        """Kill every process tree and wait for them (at quit). All ids become released.
+
+        One /proc scan finds every tree; the wait then checks only the processes found, and
+        one more scan before SIGKILL catches what was forked meanwhile: the cost does not grow
+        with a scan per terminal.
+        """
         terms = list(self._terms.values())
         for term in terms:
             term.released = True
-        results = await asyncio.gather(*(self._kill_tree(t) for t in terms), return_exceptions=True)
-        for term, result in zip(terms, results, strict=True):
-            if isinstance(result, BaseException):
-                log.warning("terminal %s: kill failed at close: %r", term.id, result)
+        table = self._scan()
+        if table is None:
+            # No /proc: one escalation per process group.
+            results = await asyncio.gather(
+                *(self._kill_tree(t) for t in terms), return_exceptions=True
+            )
+            for term, result in zip(terms, results, strict=True):
+                if isinstance(result, BaseException):
+                    log.warning("terminal %s: kill failed at close: %r", term.id, result)
+        else:
+            pids = self._signal_all(terms, table, signal.SIGTERM)
+            if not await self._until_all_gone(terms, pids, self.kill_grace):
+                table = self._scan()
+                pids = self._signal_all(terms, table or {}, signal.SIGKILL)
+                if not await self._until_all_gone(terms, pids, _SIGKILL_CONFIRM_TIMEOUT):
+                    log.warning("processes survived SIGKILL at close")
+            await asyncio.gather(*(t.exited.wait() for t in terms))
         await asyncio.gather(*(self._stop_reading(t) for t in terms), return_exceptions=True)
 
     def kill_all_now(self) -> None:
         """SIGKILL every process tree without waiting: a last resort when no loop can run."""
-        for term in self._terms.values():
-            if term.returncode is None or _tree_alive(term):
-                _signal_tree(term, signal.SIGKILL)
+        table = self._scan()
+        if table is None:
+            for term in self._terms.values():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(term.pgid, signal.SIGKILL)
+            return
+        self._signal_all(list(self._terms.values()), table, signal.SIGKILL)
 
     # ------------------------------------------------------------------------- internals
     def _any(self, terminal_id: str) -> _Terminal:
@@ -518,10 +595,10 @@ class TerminalManager:
         await asyncio.shield(term.kill_task)
 
     async def _escalate(self, term: _Terminal) -> None:
-        if term.returncode is None or _tree_alive(term):
-            _signal_tree(term, signal.SIGTERM)
+        if term.returncode is None or self._tree_alive(term):
+            self._signal_tree(term, signal.SIGTERM)
             if not await self._until_gone(term, self.kill_grace):
-                _signal_tree(term, signal.SIGKILL)
+                self._signal_tree(term, signal.SIGKILL)
                 # SIGKILL cannot be caught, but delivery is not instant: wait for the tree to be
                 # gone, so that "killed" really means nothing of it runs any more.
                 if not await self._until_gone(term, _SIGKILL_CONFIRM_TIMEOUT):
@@ -533,7 +610,7 @@ class TerminalManager:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         delay = 0.005
-        while term.returncode is None or _tree_alive(term):
+        while term.returncode is None or self._tree_alive(term):
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return False
@@ -548,8 +625,124 @@ class TerminalManager:
         if not term.eof.is_set() and term.transport is not None:
             term.transport.close()
 
+    # ------------------------------------------------------------------------- process trees
+    def _scan(self) -> dict[int, tuple[int, int, str]] | None:
+        """The /proc table, after adopting new orphans and reaping dead ones."""
+        table = _proc_table()
+        if table is not None:
+            self._adopt(table)
+        return table
+
+    def _adopt(self, table: dict[int, tuple[int, int, str]]) -> None:
+        """Trace processes reparented to us back to their terminal, by the marker in their
+        environment; reap those of them that died (they are our children now, and nobody else
+        waits for them)."""
+        me = os.getpid()
+        for pid in [pid for pid in self._orphans if pid not in table]:
+            del self._orphans[pid]
+        direct = {term.pid for term in self._terms.values()}
+        for pid, (ppid, _, state) in table.items():
+            if ppid != me or pid in direct or pid in self._orphans or state in ("Z", "X"):
+                continue
+            owner = self._marked(pid)
+            if owner is not None:
+                self._orphans[pid] = owner
+        for pid in list(self._orphans):
+            ppid, pgid, state = table[pid]
+            if ppid == me and state in ("Z", "X"):
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+                table[pid] = (ppid, pgid, "X")
+
+    def _marked(self, pid: int) -> _Terminal | None:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read(_ENVIRON_READ_BYTES)
+        except OSError:
+            return None
+        at = environ.find(self._marker)
+        if at != 0 and (at < 0 or environ[at - 1] != 0):
+            return None
+        end = environ.find(b"\0", at)
+        terminal_id = environ[at + len(self._marker) : end if end >= 0 else None]
+        return self._terms.get(terminal_id.decode("utf-8", "replace"))
+
+    def _orphans_of(self, term: _Terminal) -> list[int]:
+        return [pid for pid, owner in self._orphans.items() if owner is term]
+
+    def _tree_alive(self, term: _Terminal) -> bool:
+        table = self._scan()
+        if table is None:
+            try:
+                os.killpg(term.pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return False
+            return True
+        return bool(_living_tree(term, table, self._orphans_of(term)))
+
+    def _signal_tree(self, term: _Terminal, sig: signal.Signals) -> None:
+        table = self._scan()
+        escaped: Iterable[int] = ()
+        if table is not None:
+            _living_tree(term, table, self._orphans_of(term))
+            escaped = sorted(term.escaped)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(term.pgid, sig)
+        for pid in escaped:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+
+    def _signal_all(
+        self, terms: list[_Terminal], table: dict[int, tuple[int, int, str]], sig: signal.Signals
+    ) -> set[int]:
+        """Signal every tree found in one table; the pids signalled, to watch for the end."""
+        pids: set[int] = set()
+        for term in terms:
+            living = _living_tree(term, table, self._orphans_of(term)) if table else set()
+            if term.returncode is None or living:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(term.pgid, sig)
+            for pid in sorted(term.escaped):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
+            pids |= living
+        return pids
+
+    async def _until_all_gone(self, terms: list[_Terminal], pids: set[int], timeout: float) -> bool:
+        """Poll the given processes (not the whole /proc) until all are gone."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        delay = 0.005
+        left = set(pids)
+        while True:
+            left = {pid for pid in left if self._pid_alive(pid)}
+            if not left and all(term.returncode is not None for term in terms):
+                return True
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            await asyncio.sleep(min(delay, remaining))
+            delay = min(delay * 2, 0.05)
+
+    def _pid_alive(self, pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                raw = f.read()
+        except OSError:
+            return False
+        fields = raw[raw.rfind(b")") + 2 :].split()
+        if len(fields) < 2:
+            return False
+        if fields[0] in (b"Z", b"X"):
+            if pid in self._orphans and fields[1] == str(os.getpid()).encode():
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+            return False
+        return True
+
 
 _PROC = Path("/proc")
+_ENVIRON_READ_BYTES = 256 * 1024
 
 
 def _proc_table() -> dict[int, tuple[int, int, str]] | None:
@@ -574,14 +767,18 @@ def _proc_table() -> dict[int, tuple[int, int, str]] | None:
     return table
 
 
-def _living_tree(term: _Terminal, table: dict[int, tuple[int, int, str]]) -> set[int]:
-    """Non-zombie processes of the terminal: its process group, and every descendant of the
-    command or of a group member, including those that left the group with setsid."""
+def _living_tree(
+    term: _Terminal, table: dict[int, tuple[int, int, str]], orphans: Iterable[int] = ()
+) -> set[int]:
+    """Non-zombie processes of the terminal: its process group, its orphans (reparented to us,
+    marked as its own), and every descendant of the command or of one of those, including
+    those that left the group with setsid."""
     alive = {pid for pid, (_, _, state) in table.items() if state not in ("Z", "X")}
     children: dict[int, list[int]] = {}
     for pid, (ppid, _, _) in table.items():
         children.setdefault(ppid, []).append(pid)
     found = {pid for pid, (_, pgid, _) in table.items() if pgid == term.pgid}
+    found.update(pid for pid in orphans if pid in table)
     # The command's own pid only while it is unreaped: afterwards the number may be reused.
     stack = [*found, term.pid] if term.returncode is None else list(found)
     while stack:
@@ -593,27 +790,3 @@ def _living_tree(term: _Terminal, table: dict[int, tuple[int, int, str]]) -> set
     living = (found | term.escaped) & alive
     term.escaped = {pid for pid in living if table[pid][1] != term.pgid}
     return living
-
-
-def _tree_alive(term: _Terminal) -> bool:
-    table = _proc_table()
-    if table is None:
-        try:
-            os.killpg(term.pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
-    return bool(_living_tree(term, table))
-
-
-def _signal_tree(term: _Terminal, sig: signal.Signals) -> None:
-    table = _proc_table()
-    escaped: Iterable[int] = ()
-    if table is not None:
-        _living_tree(term, table)
-        escaped = sorted(term.escaped)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(term.pgid, sig)
-    for pid in escaped:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)

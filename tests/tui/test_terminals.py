@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
+import signal
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,7 +16,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.terminals import (
+    MARKER_VARIABLE,
+    MAX_LIVE_TERMINALS,
     ExitStatus,
+    TerminalError,
     TerminalManager,
     TerminalSpawnError,
     UnknownTerminalError,
@@ -426,3 +431,72 @@ async def test_spawn_errors_are_clear(mgr: TerminalManager, tmp_path: Path) -> N
     with pytest.raises(ValueError, match="negative"):
         await mgr.create("ls", output_byte_limit=-1)
     assert mgr.terminal_ids() == []
+
+
+# ---------------------------------------------------------------------------- hardening
+def test_double_forked_daemons_die_with_kill_release_and_close(tmp_path: Path) -> None:
+    """In a process of its own that is a child subreaper, as dsh-tui is: both daemon shapes,
+    each under kill, release and close_all, leave no survivor and no marked process."""
+    import json
+    import subprocess
+
+    probe = Path(__file__).with_name("daemon_probe.py")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [PY, str(probe), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    survivors = [name for name, alive in report["survivors"].items() if alive]
+    for pidfile in tmp_path.glob("*.pid"):  # never leave a daemon behind, pass or fail
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert len(report["survivors"]) == 6
+    assert survivors == []
+    assert report["marked_after_close"] == []
+
+
+async def test_live_terminals_are_capped(mgr: TerminalManager) -> None:
+    mgr.max_live = 3
+    ids = [await mgr.create("sleep", ["30"]) for _ in range(3)]
+    with pytest.raises(TerminalError, match="too many terminals: 3 are open, the limit is 3"):
+        await mgr.create("sleep", ["30"])
+    await mgr.release(ids[0])
+    ids.append(await mgr.create("true"))  # a released one frees its place
+    assert MAX_LIVE_TERMINALS == 64
+
+
+async def test_close_all_scans_proc_once_not_once_per_terminal(
+    mgr: TerminalManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui.terminals as terminals
+
+    for _ in range(12):
+        await mgr.create("sleep", ["30"])
+    scans = 0
+    real = terminals._proc_table
+
+    def counted() -> dict[int, tuple[int, int, str]] | None:
+        nonlocal scans
+        scans += 1
+        return real()
+
+    monkeypatch.setattr(terminals, "_proc_table", counted)
+    async with asyncio.timeout(TIMEOUT):
+        await mgr.close_all()
+    assert scans == 1
+    assert all(
+        mgr.info(tid).exit_status is not None for tid in mgr.terminal_ids(include_released=True)
+    )
+
+
+async def test_the_agent_cannot_override_the_terminal_marker(mgr: TerminalManager) -> None:
+    tid = await mgr.create("sh", ["-c", f"echo ${MARKER_VARIABLE}"], {MARKER_VARIABLE: "forged"})
+    await mgr.wait_for_exit(tid)
+    text = mgr.output(tid).output
+    assert "forged" not in text and text.strip().endswith(f"/{tid}")
