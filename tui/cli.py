@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import logging.handlers
 import os
 import sys
 from collections.abc import Sequence
@@ -11,6 +12,10 @@ from pathlib import Path
 
 from tui import __version__
 from tui.agent_log import default_log_dir
+from tui.terminals import become_subreaper
+
+LOG_MAX_BYTES = 10 * 1024 * 1024
+LOG_BACKUPS = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,6 +87,21 @@ def run_demo(argv: Sequence[str]) -> None:
     DemoApp(log_dir=args.log_dir).run()
 
 
+def configure_logging(log_dir: Path) -> None:
+    """dsh-tui.log in `log_dir`, rotated at LOG_MAX_BYTES with LOG_BACKUPS old files kept.
+
+    Logging goes to a file: a handler on the real stderr would paint over the screen.
+    """
+    handler = logging.handlers.RotatingFileHandler(
+        log_dir / "dsh-tui.log", maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+    )
+    logging.basicConfig(
+        handlers=[handler],
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["demo"]:
@@ -93,12 +113,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(f"dsh-tui: --cwd {cwd} is not a directory")
     log_dir = args.log_dir or default_log_dir()
     log_dir.mkdir(parents=True, exist_ok=True)
-    # Logging goes to a file: a handler on the real stderr would paint over the screen.
-    logging.basicConfig(
-        filename=log_dir / "dsh-tui.log",
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(log_dir)
+    # Before anything is started: orphans below dsh-tui (daemons that double-forked away from
+    # a terminal's command) are then reparented to it, so quit can still find and kill them.
+    become_subreaper()
     from tui.app import AppConfig, DshApp
 
     allow_dirs = tuple(path.expanduser().resolve() for path in args.allow_dir)

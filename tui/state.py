@@ -53,13 +53,56 @@ class MessageEntry:
     text: str = ""
 
 
+# As much as a terminal pane keeps (tui.sanitize.DEFAULT_MAX_CHARS, not imported here so that
+# the model stays light); tests check that the two agree.
+TERMINAL_OUTPUT_MAX_CHARS = 5_000_000
+
+
+class BoundedOutput(list[str]):
+    """Output chunks in order, keeping only the last `max_chars` characters.
+
+    Trimmed once `slack` characters over the cap, so a flood of small chunks does not move the
+    whole list on every append; `dropped` counts the characters let go from the head.
+    """
+
+    def __init__(self, max_chars: int = TERMINAL_OUTPUT_MAX_CHARS) -> None:
+        super().__init__()
+        self.max_chars = max_chars
+        self.slack = min(max_chars // 4, 1_000_000)
+        self.chars = 0
+        self.dropped = 0
+
+    def append(self, chunk: str, /) -> None:
+        super().append(chunk)
+        self.chars += len(chunk)
+        if self.chars > self.max_chars + self.slack:
+            self.trim()
+
+    def trim(self) -> None:
+        excess = self.chars - self.max_chars
+        whole = 0
+        while whole < len(self) and len(self[whole]) <= excess:
+            excess -= len(self[whole])
+            whole += 1
+        dropped = self.chars - self.max_chars
+        del self[:whole]
+        if excess and self:
+            self[0] = self[0][excess:]
+        self.chars -= dropped
+        self.dropped += dropped
+
+
 @dataclass(eq=False)
 class TerminalState:
-    """A display terminal (the `_meta.terminal_*` convention) inside one tool call."""
+    """A display terminal (the `_meta.terminal_*` convention) inside one tool call.
+
+    Its output keeps what the pane shows, the last TERMINAL_OUTPUT_MAX_CHARS characters, not
+    everything the agent ever streamed.
+    """
 
     terminal_id: str
     cwd: str | None = None
-    output: list[str] = field(default_factory=list)
+    output: BoundedOutput = field(default_factory=lambda: BoundedOutput())
     exit_code: int | None = None
     signal: str | None = None
     exited: bool = False

@@ -1,0 +1,56 @@
+"""Bounds on what the client keeps: display-terminal output in state, and its own log."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from acp.schema import ToolCallProgress, ToolCallStart
+
+from tui.sanitize import DEFAULT_MAX_CHARS
+from tui.state import TERMINAL_OUTPUT_MAX_CHARS, BoundedOutput, Conversation
+
+
+def test_terminal_output_in_state_keeps_what_the_pane_keeps() -> None:
+    assert TERMINAL_OUTPUT_MAX_CHARS == DEFAULT_MAX_CHARS
+    conversation = Conversation()
+    conversation.apply(ToolCallStart(session_update="tool_call", tool_call_id="t", title="run"))
+    chunk = "0123456789" * 10_000  # 100k characters
+    for i in range(120):  # 12 M characters streamed
+        update = ToolCallProgress(session_update="tool_call_update", tool_call_id="t")
+        update.field_meta = {"terminal_output": {"terminal_id": "t", "data": f"{i:08d}{chunk}"}}
+        conversation.apply(update)
+    terminal = conversation.tool_calls["t"].terminal
+    assert terminal is not None
+    kept = "".join(terminal.output)
+    assert len(kept) <= TERMINAL_OUTPUT_MAX_CHARS + terminal.output.slack
+    assert kept.endswith(f"{119:08d}{chunk}")  # the tail is what is kept
+    assert terminal.output.dropped + len(kept) == 120 * (8 + len(chunk))
+
+
+def test_bounded_output_trims_to_the_cap_at_a_chunk_boundary_or_inside_one() -> None:
+    out = BoundedOutput(max_chars=10)
+    out.slack = 0
+    for piece in ("abc", "defg", "hij", "klmnop"):
+        out.append(piece)
+    assert "".join(out) == "ghijklmnop" and out.chars == 10 and out.dropped == 6
+    out.append("x" * 25)
+    assert list(out) == ["x" * 10]
+
+
+def test_the_client_log_is_rotated(tmp_path: Path) -> None:
+    code = (
+        "import logging, sys\n"
+        "from pathlib import Path\n"
+        "import tui.cli as cli\n"
+        "cli.LOG_MAX_BYTES = 100_000\n"
+        "cli.configure_logging(Path(sys.argv[1]))\n"
+        "for i in range(5000):\n"
+        "    logging.getLogger('x').info('%05d %s', i, 'y' * 100)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, timeout=60)
+    logs = sorted(p.name for p in tmp_path.iterdir())
+    assert logs == ["dsh-tui.log", "dsh-tui.log.1", "dsh-tui.log.2"]
+    assert all(p.stat().st_size <= 100_000 for p in tmp_path.iterdir())
+    assert "04999" in (tmp_path / "dsh-tui.log").read_text()
