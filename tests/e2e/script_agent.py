@@ -10,6 +10,13 @@ list k (the last list repeats). Actions:
   {"terminal": {"command": str, "args": [...]?, "toolCallId": str?}}  create, embed, wait, release
   {"read": {"path": str, "line"?: int, "limit"?: int}} / {"write": {"path": str, "content": str}}
   {"sleep": seconds}  {"exit": code}  {"stop": reason}
+  {"stream": {"count": N, "text": "w{i} ", "pace"?: seconds, "batch"?: k}}  N message chunks
+      (text formatted with the chunk index i), sleeping `pace` after every `batch` of them
+  {"echo": prefix}  a message: prefix followed by the prompt's text
+  {"touch": path}   create the file: tells a test that every action before it was sent
+Terminal options: "report": "exit" says only the exit status and output size (not the output),
+"outputByteLimit": n is passed on. Script option "delays": {"initialize"?: s, "new_session"?: s}
+answers those requests late, for tests of what the client does before a session exists.
 """
 
 from __future__ import annotations
@@ -36,17 +43,34 @@ def message(session_id: str, text: str) -> dict[str, Any]:
     }
 
 
+def prompt_texts(prompt: Any) -> list[str]:
+    """The text blocks of a session/prompt, whether the SDK hands models or dicts."""
+    texts = []
+    for block in prompt or []:
+        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
+        if isinstance(text, str):
+            texts.append(text)
+    return texts
+
+
 class ScriptAgent:
     def __init__(self, script: dict[str, Any]) -> None:
         self.script = script
         self.turn = 0
         self.cancelled = asyncio.Event()
+        self.prompt_text = ""
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
         self.raw = conn._conn  # test-only: send exactly what the script says
 
+    async def delay(self, request: str) -> None:
+        seconds = self.script.get("delays", {}).get(request, 0)
+        if seconds:
+            await asyncio.sleep(seconds)
+
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        await self.delay("initialize")
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(),
@@ -56,6 +80,7 @@ class ScriptAgent:
         )
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        await self.delay("new_session")
         extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
         return NewSessionResponse.model_validate({"sessionId": "s1", **extra})
 
@@ -79,6 +104,7 @@ class ScriptAgent:
         actions = prompts[min(self.turn, len(prompts) - 1)]
         self.turn += 1
         self.cancelled.clear()
+        self.prompt_text = "".join(prompt_texts(prompt))
         for action in actions:
             if self.cancelled.is_set():
                 return PromptResponse(stop_reason="cancelled")
@@ -103,10 +129,10 @@ class ScriptAgent:
             await self.say(sid, f"permission outcome: {chosen}")
         elif "terminal" in action:
             spec = action["terminal"]
-            created = await self.raw.send_request(
-                "terminal/create",
-                {"sessionId": sid, "command": spec["command"], "args": spec.get("args", [])},
-            )
+            create = {"sessionId": sid, "command": spec["command"], "args": spec.get("args", [])}
+            if "outputByteLimit" in spec:
+                create["outputByteLimit"] = spec["outputByteLimit"]
+            created = await self.raw.send_request("terminal/create", create)
             tid = created["terminalId"]
             call_id = spec.get("toolCallId", "term-call")
             await self.raw.send_notification(
@@ -142,10 +168,15 @@ class ScriptAgent:
                     },
                 },
             )
-            await self.say(
-                sid,
-                f"terminal exit: {json.dumps(exited, sort_keys=True)} output: {output['output']!r}",
-            )
+            if spec.get("report") == "exit":
+                size = len(output["output"])
+                await self.say(sid, f"terminal exit: {exited.get('exitCode')} ({size} chars kept)")
+            else:
+                await self.say(
+                    sid,
+                    f"terminal exit: {json.dumps(exited, sort_keys=True)} "
+                    f"output: {output['output']!r}",
+                )
         elif "read" in action:
             try:
                 result = await self.raw.send_request(
@@ -165,6 +196,21 @@ class ScriptAgent:
         elif "sleep" in action:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.cancelled.wait(), action["sleep"])
+        elif "stream" in action:
+            spec = action["stream"]
+            pace, batch = spec.get("pace", 0), max(1, spec.get("batch", 1))
+            for i in range(spec["count"]):
+                if self.cancelled.is_set():
+                    return "cancelled"
+                await self.say(sid, spec["text"].format(i=i))
+                if pace and (i + 1) % batch == 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.cancelled.wait(), pace)
+        elif "echo" in action:
+            await self.say(sid, f"{action['echo']}{self.prompt_text}")
+        elif "touch" in action:
+            with open(action["touch"], "a", encoding="utf-8"):
+                pass
         elif "exit" in action:
             sys.stderr.write("script agent exiting on purpose\n")
             sys.stderr.flush()
