@@ -37,7 +37,6 @@ from tui.connection import (
     can_load,
     open_session,
 )
-from tui.diffing import DiffItem
 from tui.heap import freeze_startup_heap
 from tui.permissions import PendingPermission
 from tui.state import Change, Conversation, SessionChanged
@@ -329,22 +328,24 @@ class DshApp(App[None]):
             prompt.focus()
 
     def on_permission_panel_review_requested(self, event: PermissionPanel.ReviewRequested) -> None:
-        """Open the full-screen diff review; accepting or rejecting answers the request."""
+        """Open the full-screen diff review; picking any of the agent's options there (allow
+        always included) answers the request, with the lines numbered as in the preview."""
         panel = event.control
         request = event.request
-        items = [DiffItem(i.path, i.old_text, i.new_text) for i in panel.diff_items()]
         title = request.tool_call.title or request.tool_call.tool_call_id
 
-        def answered(verdict: str | None) -> None:
-            wanted = {"accept": "allow", "reject": "reject"}.get(verdict or "")
-            if wanted is None:
-                return
-            for _key, option in request.keyed_options:
-                if option.kind.startswith(wanted):
-                    request.choose(option.option_id)
-                    return
+        def answered(option_id: str | None) -> None:
+            if option_id is not None:
+                request.choose(option_id)
 
-        self.push_screen(DiffReviewScreen(items, self.config.cwd, title), answered)
+        screen = DiffReviewScreen(
+            panel.review_items(),
+            self.config.cwd,
+            title,
+            options=request.keyed_options,
+            anchoring=panel.anchoring,
+        )
+        self.push_screen(screen, answered)
 
     def cancel_permissions(self) -> None:
         for request in list(self._permissions):

@@ -78,11 +78,34 @@ TokenSpans: TypeAlias = tuple[tuple[int, int, tuple[str, ...]], ...]
 
 @dataclass(frozen=True, slots=True)
 class DiffItem:
-    """One ACP diff content item. `old_text` is None for a new file and may be a snippet."""
+    """One ACP diff content item. `old_text` is None for a new file and may be a snippet.
+
+    `old_line` / `new_line` are the 1-based lines where the item starts in the file before
+    and after the edit, when something told us (`_meta["dsh.line"]`, an anchor found on disk,
+    a location: see `tui.line_numbers`). Without them a snippet is shown without numbers: a
+    count from 1 would be a wrong number, and a reviewer trusts numbers. A new file
+    (`old_text` None) is a whole file and is numbered from 1 regardless.
+    """
 
     path: str
     old_text: str | None
     new_text: str
+    old_line: int | None = None
+    new_line: int | None = None
+
+    @property
+    def numbered(self) -> bool:
+        """Whether its lines get numbers: a whole new file, or known start lines."""
+        return self.old_text is None or (self.old_line is not None and self.new_line is not None)
+
+    @property
+    def starts(self) -> tuple[int, int] | None:
+        """(old, new) start lines, None when the position is unknown."""
+        if self.old_text is None:
+            return (1, 1)
+        if self.old_line is None or self.new_line is None:
+            return None
+        return (self.old_line, self.new_line)
 
 
 # -- text preparation ------------------------------------------------------------------------
@@ -280,12 +303,18 @@ class Doc:
     its highlighted blocks are reused without hashing the text again.
     """
 
-    __slots__ = ("_blocks", "language", "lines")
+    __slots__ = ("_blocks", "first", "language", "lines")
 
-    def __init__(self, lines: Sequence[str], language: str = "text") -> None:
+    def __init__(self, lines: Sequence[str], language: str = "text", first: int | None = 1) -> None:
         self.lines: tuple[str, ...] = tuple(lines)
         self.language = language
+        self.first = first
+        """The file line number of `lines[0]`; None when the position in the file is unknown."""
         self._blocks: dict[int, tuple[TokenSpans, ...]] = {}
+
+    def number(self, index: int) -> int | None:
+        """The file line number of `lines[index]`, None when unknown."""
+        return None if self.first is None else self.first + index
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -439,7 +468,10 @@ class Fold:
 
 @dataclass(eq=False, slots=True)
 class Separator:
-    """Between two items of one file: their snippets are not known to be adjacent."""
+    """Between two items of one file. `between` is how many file lines lie between them when
+    both positions are known (the row says so); None when unknown (a plain dashed row)."""
+
+    between: int | None = None
 
 
 Block: TypeAlias = Equal | Change | Fold | Separator
@@ -458,6 +490,8 @@ class FileDiff:
     number_width: int
     max_width: int
     eol_note: str = ""
+    unnumbered: bool = False
+    """Some item's position in the file is unknown: its rows show `?` for numbers."""
 
 
 @dataclass(eq=False, slots=True)
@@ -587,20 +621,33 @@ def build_diff(items: Sequence[DiffItem]) -> DiffModel:
         widest = longest = 0
         old_eols: set[str] = set()
         new_eols: set[str] = set()
-        for n, item in enumerate(group):
+        previous_end: tuple[int, int] | None = None  # (old, new) line after the last item
+        for n, item in enumerate(_file_order(group)):
             old_raw, old_display, old_eol, old_width = prepare_text(item.old_text or "")
             new_raw, new_display, new_eol, new_width = prepare_text(item.new_text)
             old_eols.update({old_eol} - {""})
             new_eols.update({new_eol} - {""})
-            old = Doc(old_display, language)
-            new = Doc(new_display, language)
+            starts = item.starts
+            old = Doc(old_display, language, None if starts is None else starts[0])
+            new = Doc(new_display, language, None if starts is None else starts[1])
             item_blocks, a, r = _item_blocks(old_raw, new_raw, old, new, ids)
             if n and item_blocks:
-                blocks.append(Separator())
+                between: int | None = None
+                if starts is not None and previous_end is not None:
+                    between = starts[0] - previous_end[0]
+                    if between < 0 or between != starts[1] - previous_end[1]:
+                        between = None  # overlapping or inconsistent: say nothing
+                if between != 0:
+                    blocks.append(Separator(between))
+            if item_blocks:
+                previous_end = (
+                    None if starts is None else (starts[0] + len(old), starts[1] + len(new))
+                )
             blocks += item_blocks
             added += a
             removed += r
-            longest = max(longest, len(old), len(new))
+            for doc in (old, new):
+                longest = max(longest, len(doc) + (doc.first or 1) - 1)
             widest = max(widest, old_width, new_width)
         eol_note = _eol_note(old_eols, new_eols)
         files.append(
@@ -614,9 +661,24 @@ def build_diff(items: Sequence[DiffItem]) -> DiffModel:
                 number_width=len(str(max(longest, 1))),
                 max_width=widest,
                 eol_note=eol_note,
+                unnumbered=not all(i.numbered for i in group),
             )
         )
     return DiffModel(tuple(files), ids.next)
+
+
+def _file_order(group: list[DiffItem]) -> list[DiffItem]:
+    """Items of one path in file order when their positions are known (an agent may send a
+    file's hunks in any order); those without a position follow, in the order they came."""
+    known: list[tuple[tuple[int, int], int, DiffItem]] = []
+    rest: list[DiffItem] = []
+    for n, item in enumerate(group):
+        starts = item.starts
+        if starts is not None and item.old_text is not None:
+            known.append((starts, n, item))
+        else:
+            rest.append(item)
+    return [item for _, _, item in sorted(known)] + rest
 
 
 def _widest(lines: Iterable[str]) -> int:
@@ -735,7 +797,11 @@ def _offsets(tokens: list[str], start: int) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class LineRow:
-    """One line of one side. `changes` are intraline ranges of a paired modified line."""
+    """One line of one side. `changes` are intraline ranges of a paired modified line.
+
+    `old_no` / `new_no` are None on the side a line does not exist on, and on both sides
+    when the item's position in the file is unknown (`unknown`).
+    """
 
     kind: LineKind
     old_no: int | None
@@ -747,6 +813,11 @@ class LineRow:
     @property
     def text(self) -> str:
         return self.doc.lines[self.index]
+
+    @property
+    def unknown(self) -> bool:
+        """The line's number in the file is not known (the gutter shows `?`)."""
+        return self.doc.first is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -768,7 +839,10 @@ class FoldRow:
 
 @dataclass(frozen=True, slots=True)
 class GapRow:
+    """Between two items of one file; `between` lines lie between them, None when unknown."""
+
     file: FileDiff = field(repr=False)
+    between: int | None = None
 
 
 Row: TypeAlias = LineRow | SplitRow | FileHeaderRow | FoldRow | GapRow
@@ -778,21 +852,22 @@ def _equal_row(block: Equal, k: int, split: bool) -> Row:
     """An unchanged line. Both halves of the split view read it from the new doc: the text
     is the same, and the old doc then only needs highlighting where lines were removed."""
     i, j = block.old_start + k, block.new_start + k
+    old_no, new_no = block.old.number(i), block.new.number(j)
     if split:
         return SplitRow(
-            LineRow("context", i + 1, None, block.new, j),
-            LineRow("context", None, j + 1, block.new, j),
+            LineRow("context", old_no, None, block.new, j),
+            LineRow("context", None, new_no, block.new, j),
         )
-    return LineRow("context", i + 1, j + 1, block.new, j)
+    return LineRow("context", old_no, new_no, block.new, j)
 
 
 def _change_line(block: Change, new_side: bool, rel: int) -> LineRow:
     changes = block.changes_of(new_side, rel)
     if new_side:
         j = block.new_start + rel
-        return LineRow("added", None, j + 1, block.new, j, changes)
+        return LineRow("added", None, block.new.number(j), block.new, j, changes)
     i = block.old_start + rel
-    return LineRow("removed", i + 1, None, block.old, i, changes)
+    return LineRow("removed", block.old.number(i), None, block.old, i, changes)
 
 
 def _change_row(block: Change, k: int, split: bool) -> Row:
@@ -865,7 +940,7 @@ class RowLayout:
             return _change_row(block, k, self.split)
         if isinstance(block, Fold):
             return FoldRow(block, file)
-        return GapRow(file)
+        return GapRow(file, block.between)
 
     def file_at(self, y: int) -> tuple[int, FileDiff]:
         """The header row index and file that row `y` belongs to (for a sticky header)."""

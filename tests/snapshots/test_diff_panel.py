@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp.schema import PermissionOption
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from agent.tools.hunks import compute_hunks
 from tui.diffing import DiffItem, FoldRow, SplitRow
+from tui.line_numbers import Anchoring, WorkspaceFiles
+from tui.permissions import assign_keys
 from tui.widgets import diff_panel as diff_panel_module
 from tui.widgets.diff_panel import ASCII_GLYPHS, DiffPanel
 from tui.widgets.diff_review import DiffReviewScreen
@@ -30,6 +33,12 @@ def main() -> int:
 sys.exit(main())
 """
 HELLO_NEW = HELLO_OLD.replace("print('hi')", "print('hello, world')")
+
+
+def whole(path: str, old: str | None, new: str) -> DiffItem:
+    """A diff of two whole texts, so numbered from line 1 on both sides (a snippet whose
+    place is unknown would show `?`: see the numbering tests)."""
+    return DiffItem(path, old, new, None if old is None else 1, None if old is None else 1)
 
 
 def module(n: int = 60) -> list[str]:
@@ -107,7 +116,7 @@ def test_new_file(snap_compare: Any) -> None:
     """Header `src/inventory.py  new file  +60 −0`; green `+` gutters but no green code
     background (a preview); Python colours; the panel stops at 14 rows with a scrollbar."""
     panel = DiffPanel(
-        [DiffItem("/project/src/inventory.py", None, joined(MODULE_OLD))], CWD, max_height=14
+        [whole("/project/src/inventory.py", None, joined(MODULE_OLD))], CWD, max_height=14
     )
     assert snap(snap_compare, panel)
 
@@ -115,23 +124,21 @@ def test_new_file(snap_compare: Any) -> None:
 def test_one_hunk_edit(snap_compare: Any) -> None:
     """`hello.py +1 −1`: line 5 removed (red) and added (green) with `hi` / `hello, world`
     highlighted more strongly; numbers for both sides; context lines plain."""
-    panel = DiffPanel([DiffItem("/project/hello.py", HELLO_OLD, HELLO_NEW)], CWD)
+    panel = DiffPanel([whole("/project/hello.py", HELLO_OLD, HELLO_NEW)], CWD)
     assert snap(snap_compare, panel)
 
 
 def test_multi_hunk_edit(snap_compare: Any) -> None:
     """Three changes in a 60-line file: each with 3 lines of context, and `⋯ N unchanged
     lines` rows for the runs between them, before the first and after the last."""
-    panel = DiffPanel(
-        [DiffItem("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD
-    )
+    panel = DiffPanel([whole("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD)
     assert snap(snap_compare, panel, size=(100, 40))
 
 
 def test_replace_all_sites(snap_compare: Any) -> None:
-    """A `replace_all` result: the agent sends one item per hunk; they show as one file
-    (`+5 −5`) in order, with a dashed separator between hunks (each hunk is a snippet, so
-    its line numbers count from its own first line)."""
+    """A `replace_all` result: the agent sends one item per hunk with its start lines; they
+    show as one file (`+5 −5`) in file order, numbered where they are (`old_name` on lines 4,
+    12, 20, 28, 36), with a `⋯ 2 unchanged lines not shown` row between hunks."""
     before = joined(
         line
         for k in range(1, 6)
@@ -149,16 +156,15 @@ def test_replace_all_sites(snap_compare: Any) -> None:
     after = before.replace("old_name", "new_name")
     hunks = compute_hunks("/project/pipeline.py", before, after)
     assert len(hunks) == 5
-    panel = DiffPanel([DiffItem(h.path, h.old_text, h.new_text) for h in hunks], CWD)
+    items = [DiffItem(h.path, h.old_text, h.new_text, h.old_line, h.new_line) for h in hunks]
+    panel = DiffPanel(items, CWD)
     assert snap(snap_compare, panel, size=(100, 44))
 
 
 def test_split_view(snap_compare: Any) -> None:
     """150 columns: auto picks the split view. Old on the left, new on the right, the edited
     lines side by side; the inserted `price` line faces a hatched filler."""
-    panel = DiffPanel(
-        [DiffItem("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD
-    )
+    panel = DiffPanel([whole("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD)
     assert snap(snap_compare, panel, size=(150, 40))
 
 
@@ -172,9 +178,7 @@ def test_unified_view_after_toggle(snap_compare: Any) -> None:
         await pilot.press("s")
         await settle(pilot)
 
-    panel = DiffPanel(
-        [DiffItem("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD
-    )
+    panel = DiffPanel([whole("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD)
     assert snap(snap_compare, panel, size=(150, 40), run_before=toggle)
 
 
@@ -189,7 +193,7 @@ def test_long_lines(snap_compare: Any) -> None:
         pilot.app.query_one(DiffPanel).scroll_to(x=30, animate=False)
         await settle(pilot)
 
-    panel = DiffPanel([DiffItem("/project/rows.py", old, new)], CWD)
+    panel = DiffPanel([whole("/project/rows.py", old, new)], CWD)
     assert snap(snap_compare, panel, run_before=scroll)
 
 
@@ -197,7 +201,7 @@ def test_unknown_language(snap_compare: Any) -> None:
     """An unknown extension with prose: plain text, no syntax colours, diff colours only."""
     old = "Shopping\n- milk\n- bread\n- eggs\nCall Bob about the thing.\n"
     new = "Shopping\n- oat milk\n- bread\n- eggs\n- coffee\nCall Bob about the thing.\n"
-    panel = DiffPanel([DiffItem("/project/notes.unknownext", old, new)], CWD)
+    panel = DiffPanel([whole("/project/notes.unknownext", old, new)], CWD)
     assert snap(snap_compare, panel)
 
 
@@ -205,7 +209,7 @@ def test_crlf_text(snap_compare: Any) -> None:
     """CRLF on both sides: a `CRLF` note in the header, no `␍` on any line, one changed line."""
     panel = DiffPanel(
         [
-            DiffItem(
+            whole(
                 "/project/hello.py",
                 HELLO_OLD.replace("\n", "\r\n"),
                 HELLO_NEW.replace("\n", "\r\n"),
@@ -218,7 +222,7 @@ def test_crlf_text(snap_compare: Any) -> None:
 
 def test_deletion_to_empty(snap_compare: Any) -> None:
     """New text empty: every line removed (red), `+0 −9`, no `new file` badge."""
-    panel = DiffPanel([DiffItem("/project/hello.py", HELLO_OLD, "")], CWD)
+    panel = DiffPanel([whole("/project/hello.py", HELLO_OLD, "")], CWD)
     assert snap(snap_compare, panel)
 
 
@@ -233,28 +237,35 @@ def test_control_characters(snap_compare: Any) -> None:
         "owner = 'admin\u202e // trusted'\n"
         "tab\t= 1\n"
     )
-    panel = DiffPanel([DiffItem("/project/ctl.py", old, new)], CWD)
+    panel = DiffPanel([whole("/project/ctl.py", old, new)], CWD)
     assert snap(snap_compare, panel)
 
 
 def test_light_theme(snap_compare: Any) -> None:
     """The multi-hunk edit on textual-light: tints, word highlights and syntax colours all
     readable on the light background."""
-    panel = DiffPanel(
-        [DiffItem("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD
-    )
+    panel = DiffPanel([whole("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD)
     assert snap(snap_compare, panel, size=(100, 40), theme="textual-light")
+
+
+OPTIONS = [
+    PermissionOption(option_id="once", name="Allow once", kind="allow_once"),
+    PermissionOption(option_id="always", name="Always allow edit", kind="allow_always"),
+    PermissionOption(option_id="no", name="Reject", kind="reject_once"),
+]
 
 
 def test_review_screen(snap_compare: Any) -> None:
     """The full-screen review: title bar, the diff focused (first fold shows its expand
-    hint), and the key line `a accept · r reject · esc back …`."""
+    hint), and the key line with every option the agent gave, allow always included:
+    `a Allow once  A Always allow edit  r Reject  esc back · …` on one line."""
 
     async def open_review(pilot: Any) -> None:
         screen = DiffReviewScreen(
-            [DiffItem("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))],
+            [whole("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))],
             CWD,
             "Permission · ✎ Edit inventory.py",
+            options=assign_keys(OPTIONS),
         )
         await pilot.app.push_screen(screen)
         await settle(pilot)
@@ -262,12 +273,58 @@ def test_review_screen(snap_compare: Any) -> None:
     assert snap(snap_compare, size=(100, 30), run_before=open_review)
 
 
+# A mid-file edit of a 40-line module: `return total` on line 18 becomes `return total * 2`.
+MID_LINES = [f"# line {n}" for n in range(1, 41)]
+MID_LINES[12:20] = [
+    "def total_of(items):",
+    '    """Sum the counts."""',
+    "    total = 0",
+    "    for item in items:",
+    "        total += item.count",
+    "    return total",
+    "",
+    "",
+]
+MID_OLD = "\n".join(MID_LINES[14:21])  # the hunk: 3 lines of context on each side of line 18
+MID_NEW = MID_OLD.replace("return total", "return total * 2")
+MID_FILE = joined(MID_LINES)
+
+
+def test_mid_file_edit_numbered_by_meta(snap_compare: Any) -> None:
+    """A hunk that carries `_meta["dsh.line"]` (dsh-agent): numbered 15-21 on both sides,
+    `return total` removed and added on line 18, no note in the header."""
+    panel = DiffPanel([DiffItem("/project/totals.py", MID_OLD, MID_NEW, 15, 15)], CWD)
+    assert snap(snap_compare, panel, size=(100, 12))
+
+
+def test_mid_file_edit_numbered_by_anchoring(snap_compare: Any, snapshot_workspace: Path) -> None:
+    """A foreign agent's `old_string`/`new_string` snippet with no position, pending: its
+    `oldText` is found once in the file on disk, so the rows read 18 (`- return total`,
+    `+ return total * 2`), the line it really is on."""
+    path = snapshot_workspace / "totals.py"
+    path.write_text(MID_FILE)
+    anchoring = Anchoring("before", WorkspaceFiles([snapshot_workspace]))
+    item = DiffItem(str(path), "    return total", "    return total * 2")
+    panel = DiffPanel([item], snapshot_workspace, anchoring=anchoring)
+    assert snap(snap_compare, panel, size=(100, 12))
+
+
+def test_mid_file_edit_unknown(snap_compare: Any) -> None:
+    """The same hunk where nothing tells its place (a file outside the workspace): the
+    gutter shows `?` instead of numbers and the header says `line numbers unknown`; never
+    a count from 1."""
+    item = DiffItem("/elsewhere/totals.py", MID_OLD, MID_NEW)
+    anchoring = Anchoring("before", WorkspaceFiles([CWD]))
+    panel = DiffPanel([item], CWD, anchoring=anchoring)
+    assert snap(snap_compare, panel, size=(100, 12))
+
+
 # -- behaviour -------------------------------------------------------------------------------
 
 
 def edit_panel(**kw: Any) -> DiffPanel:
     return DiffPanel(
-        [DiffItem("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD, **kw
+        [whole("/project/inventory.py", joined(MODULE_OLD), joined(MODULE_NEW))], CWD, **kw
     )
 
 
@@ -324,15 +381,15 @@ async def test_n_and_p_jump_between_changes() -> None:
 
 
 async def test_set_items_reuses_the_model_and_ignores_repeats() -> None:
-    items = [DiffItem("/project/hello.py", HELLO_OLD, HELLO_NEW)]
+    items = [whole("/project/hello.py", HELLO_OLD, HELLO_NEW)]
     panel = DiffPanel(items, CWD)
     async with DiffHost(panel).run_test() as pilot:
         await panel.wait_ready()
         model = panel.model
         # A tool_call_update resends equal content in new string objects: nothing to do.
-        panel.set_items([DiffItem("/project/hello.py", "".join(HELLO_OLD), "".join(HELLO_NEW))])
+        panel.set_items([whole("/project/hello.py", "".join(HELLO_OLD), "".join(HELLO_NEW))])
         assert panel.model is model
-        other = [DiffItem("/project/hello.py", HELLO_OLD, HELLO_NEW + "# more\n")]
+        other = [whole("/project/hello.py", HELLO_OLD, HELLO_NEW + "# more\n")]
         panel.set_items(other)
         await panel.wait_ready()
         await pilot.pause()
@@ -347,7 +404,7 @@ async def test_set_items_reuses_the_model_and_ignores_repeats() -> None:
 
 async def test_no_raw_control_character_is_rendered() -> None:
     new = "a = '\x1b]52;c;ZXZpbA==\x07\x1b[2J'\nb = '\x9b\x85\u202e\udcff\x00'\n"
-    panel = DiffPanel([DiffItem("/project/x.py", None, new)], CWD)
+    panel = DiffPanel([whole("/project/x.py", None, new)], CWD)
     async with DiffHost(panel).run_test() as pilot:
         await panel.wait_ready()
         await pilot.pause()
@@ -367,7 +424,7 @@ async def test_a_failed_build_shows_a_placeholder(monkeypatch: pytest.MonkeyPatc
         raise RuntimeError("boom")
 
     monkeypatch.setattr(diff_panel_module, "build_model", broken)
-    panel = DiffPanel([DiffItem("/project/never.py", "a\n", "b\n")], CWD)
+    panel = DiffPanel([whole("/project/never.py", "a\n", "b\n")], CWD)
     async with DiffHost(panel).run_test() as pilot:
         await panel.wait_ready()
         await pilot.pause()
@@ -375,13 +432,21 @@ async def test_a_failed_build_shows_a_placeholder(monkeypatch: pytest.MonkeyPatc
         assert "diff unavailable" in panel.render_line(0).text
 
 
-@pytest.mark.parametrize(("key", "expected"), [("a", "accept"), ("r", "reject"), ("escape", None)])
-async def test_review_screen_dismisses_with_the_decision(key: str, expected: str | None) -> None:
+@pytest.mark.parametrize(
+    ("key", "expected"), [("a", "once"), ("A", "always"), ("r", "no"), ("escape", None)]
+)
+async def test_review_screen_dismisses_with_the_chosen_option(
+    key: str, expected: str | None
+) -> None:
+    """Every option the agent offered is one key away, allow always included."""
     results: list[str | None] = []
     app = DiffHost()
     async with app.run_test() as pilot:
         screen = DiffReviewScreen(
-            [DiffItem("/project/hello.py", HELLO_OLD, HELLO_NEW)], CWD, "Edit"
+            [whole("/project/hello.py", HELLO_OLD, HELLO_NEW)],
+            CWD,
+            "Edit",
+            options=assign_keys(OPTIONS),
         )
         await app.push_screen(screen, results.append)
         await screen.panel.wait_ready()
@@ -403,7 +468,7 @@ async def test_header_stays_on_top_while_scrolling() -> None:
 
 
 async def test_theme_change_recolours_cached_lines() -> None:
-    panel = DiffPanel([DiffItem("/project/hello.py", HELLO_OLD, HELLO_NEW)], CWD)
+    panel = DiffPanel([whole("/project/hello.py", HELLO_OLD, HELLO_NEW)], CWD)
     app = DiffHost(panel)
     async with app.run_test() as pilot:
         await panel.wait_ready()
@@ -434,7 +499,7 @@ async def test_ascii_glyphs_leave_no_unicode_chrome() -> None:
 async def test_very_long_lines_render_the_visible_slice() -> None:
     """A 2,000-character line is cut to what is on screen, at the scrolled offset."""
     line = "a" * 1000 + "MARK" + "b" * 1000
-    panel = DiffPanel([DiffItem("/project/min.js", None, line + "\n")], CWD)
+    panel = DiffPanel([whole("/project/min.js", None, line + "\n")], CWD)
     async with DiffHost(panel).run_test(size=(100, 10)) as pilot:
         await panel.wait_ready()
         await pilot.pause()
@@ -449,7 +514,7 @@ async def test_very_long_lines_render_the_visible_slice() -> None:
 
 async def test_far_rows_show_plain_then_coloured_from_the_lexing_thread() -> None:
     code = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(400))
-    panel = DiffPanel([DiffItem("/project/big.py", None, code)], CWD, max_height=10)
+    panel = DiffPanel([whole("/project/big.py", None, code)], CWD, max_height=10)
     async with DiffHost(panel).run_test() as pilot:
         await panel.wait_ready()
         await pilot.pause()

@@ -34,6 +34,12 @@ from tui.diffing import (
 )
 
 
+def whole(path: str, old: str | None, new: str) -> DiffItem:
+    """A diff of two whole texts, so numbered from line 1 on both sides (a snippet whose
+    place is unknown would show `?`: see the numbering tests)."""
+    return DiffItem(path, old, new, None if old is None else 1, None if old is None else 1)
+
+
 def lines(n: int, prefix: str = "line") -> list[str]:
     return [f"{prefix} {i}" for i in range(1, n + 1)]
 
@@ -111,16 +117,16 @@ def test_relative_path_is_relative_inside_the_cwd_and_one_safe_line() -> None:
 
 
 def test_new_file_is_all_added_with_new_line_numbers() -> None:
-    model = build_diff([DiffItem("/p/new.py", None, "a = 1\nb = 2\n")])
+    model = build_diff([whole("/p/new.py", None, "a = 1\nb = 2\n")])
     (file,) = model.files
     assert (file.new_file, file.added, file.removed) == (True, 2, 0)
-    rows = unified([DiffItem("/p/new.py", None, "a = 1\nb = 2\n")])
+    rows = unified([whole("/p/new.py", None, "a = 1\nb = 2\n")])
     assert isinstance(rows[0], FileHeaderRow)
     assert line_rows(rows) == [("added", None, 1, "a = 1"), ("added", None, 2, "b = 2")]
 
 
 def test_deletion_to_empty_removes_every_line() -> None:
-    items = [DiffItem("/p/a.txt", "one\ntwo\nthree\n", "")]
+    items = [whole("/p/a.txt", "one\ntwo\nthree\n", "")]
     (file,) = build_diff(items).files
     assert (file.new_file, file.added, file.removed) == (False, 0, 3)
     assert [r[0] for r in line_rows(unified(items))] == ["removed"] * 3
@@ -129,7 +135,7 @@ def test_deletion_to_empty_removes_every_line() -> None:
 def test_one_hunk_edit_numbers_both_sides() -> None:
     old = ["import sys", "", "print('hi')", "sys.exit(3)"]
     new = ["import sys", "", "print('hello, world')", "sys.exit(3)"]
-    rows = line_rows(unified([DiffItem("/p/hello.py", text(old), text(new))]))
+    rows = line_rows(unified([whole("/p/hello.py", text(old), text(new))]))
     assert rows == [
         ("context", 1, 1, "import sys"),
         ("context", 2, 2, ""),
@@ -142,7 +148,7 @@ def test_one_hunk_edit_numbers_both_sides() -> None:
 def test_insertion_shifts_new_numbers_only() -> None:
     old = lines(4)
     new = [*old[:2], "inserted", *old[2:]]
-    rows = line_rows(unified([DiffItem("/p/a.txt", text(old), text(new))]))
+    rows = line_rows(unified([whole("/p/a.txt", text(old), text(new))]))
     assert ("added", None, 3, "inserted") in rows
     assert ("context", 3, 4, "line 3") in rows
     assert ("context", 4, 5, "line 4") in rows
@@ -150,9 +156,9 @@ def test_insertion_shifts_new_numbers_only() -> None:
 
 def test_identical_texts_show_one_fold_and_no_counts() -> None:
     body = text(lines(30))
-    model = build_diff([DiffItem("/p/a.txt", body, body)])
+    model = build_diff([whole("/p/a.txt", body, body)])
     assert (model.added, model.removed) == (0, 0)
-    rows = unified([DiffItem("/p/a.txt", body, body)])
+    rows = unified([whole("/p/a.txt", body, body)])
     assert [type(r) for r in rows] == [FileHeaderRow, FoldRow]
 
 
@@ -162,7 +168,7 @@ def test_repetitive_ten_thousand_line_input_diffs_and_lays_out() -> None:
     new = list(old)
     for k in range(0, len(new), 25):
         new[k] = "} // end"
-    model = build_diff([DiffItem("/p/big.js", text(old), text(new))])
+    model = build_diff([whole("/p/big.js", text(old), text(new))])
     layout = RowLayout(model, split=True, expanded=frozenset())
     assert model.added == model.removed == len(range(0, len(new), 25))
     assert layout.height > 0
@@ -177,7 +183,7 @@ def test_long_unchanged_runs_fold_keeping_context_around_changes() -> None:
     new = list(old)
     new[4] = "changed 5"
     new[34] = "changed 35"
-    rows = unified([DiffItem("/p/a.txt", text(old), text(new))])
+    rows = unified([whole("/p/a.txt", text(old), text(new))])
     folds = [r for r in rows if isinstance(r, FoldRow)]
     # Lines 9..31 are hidden between the changes; the 2 lines after the last context stay.
     assert [f.fold.equal.count for f in folds] == [35 - 5 - 2 * CONTEXT - 1]
@@ -190,7 +196,7 @@ def test_leading_and_trailing_runs_fold_too() -> None:
     old = lines(60)
     new = list(old)
     new[30] = "changed"
-    rows = unified([DiffItem("/p/a.txt", text(old), text(new))])
+    rows = unified([whole("/p/a.txt", text(old), text(new))])
     assert isinstance(rows[1], FoldRow) and rows[1].fold.equal.count == 30 - CONTEXT
     assert isinstance(rows[-1], FoldRow) and rows[-1].fold.equal.count == 29 - CONTEXT
 
@@ -200,7 +206,7 @@ def test_short_runs_are_not_folded() -> None:
     new = list(old)
     new[0] = "first changed"
     new[-1] = "last changed"
-    rows = unified([DiffItem("/p/a.txt", text(old), text(new))])
+    rows = unified([whole("/p/a.txt", text(old), text(new))])
     assert not any(isinstance(r, FoldRow) for r in rows)
 
 
@@ -208,8 +214,8 @@ def test_expanding_a_fold_shows_its_lines_in_place() -> None:
     old = lines(40)
     new = list(old)
     new[20] = "changed"
-    folded = unified([DiffItem("/p/a.txt", text(old), text(new))])
-    expanded = unified([DiffItem("/p/a.txt", text(old), text(new))], expand_all=True)
+    folded = unified([whole("/p/a.txt", text(old), text(new))])
+    expanded = unified([whole("/p/a.txt", text(old), text(new))], expand_all=True)
     assert sum(isinstance(r, FoldRow) for r in folded) == 2
     assert not any(isinstance(r, FoldRow) for r in expanded)
     assert [r[1] for r in line_rows(expanded) if r[0] == "context"] == [
@@ -223,7 +229,7 @@ def test_change_starts_point_at_change_rows() -> None:
     new[5] = "a"
     new[30] = "b"
     layout = RowLayout(
-        build_diff([DiffItem("/p/a.txt", text(old), text(new))]), split=False, expanded=frozenset()
+        build_diff([whole("/p/a.txt", text(old), text(new))]), split=False, expanded=frozenset()
     )
     starts = layout.change_starts
     assert len(starts) == 2
@@ -234,7 +240,7 @@ def test_change_starts_point_at_change_rows() -> None:
 
 
 def test_items_sharing_a_path_form_one_file_in_order() -> None:
-    items = [
+    items = [  # snippets whose places are unknown: arrival order, a plain gap between
         DiffItem("/p/a.py", "x = 1\n", "x = 2\n"),
         DiffItem("/p/b.py", "y = 1\n", "y = 2\n"),
         DiffItem("/p/a.py", "z = 1\n", "z = 2\n"),
@@ -263,12 +269,14 @@ def test_replace_all_hunks_from_the_agent_read_as_one_file() -> None:
     after = before.replace("old_name", "new_name")
     hunks = compute_hunks("/p/m.py", before, after)
     assert len(hunks) == 5
-    items = [DiffItem(h.path, h.old_text, h.new_text) for h in hunks]
-    model = build_diff(items)
+    items = [DiffItem(h.path, h.old_text, h.new_text, h.old_line, h.new_line) for h in hunks]
+    model = build_diff(items[::-1])  # in any order: shown in file order
     (file,) = model.files
     assert (file.added, file.removed, file.new_file) == (5, 5, False)
     rows = RowLayout(model, split=False, expanded=frozenset()).rows()
-    assert sum(isinstance(r, GapRow) for r in rows) == 4
+    assert [r.between for r in rows if isinstance(r, GapRow)] == [3, 3, 3, 3]
+    numbers = [r.new_no for r in rows if isinstance(r, LineRow) and r.kind == "added"]
+    assert numbers == [1, 11, 21, 31, 41]
     changed = [r for r in rows if isinstance(r, LineRow) and r.kind != "context"]
     assert all(r.changes for r in changed)  # old_name/new_name highlighted in each
 
@@ -276,24 +284,24 @@ def test_replace_all_hunks_from_the_agent_read_as_one_file() -> None:
 def test_eol_note_only_when_it_matters() -> None:
     lf = "a\nb\n"
     crlf = "a\r\nb\r\n"
-    assert build_diff([DiffItem("/p/x", lf, "a\nc\n")]).files[0].eol_note == ""
-    assert build_diff([DiffItem("/p/x", crlf, "a\r\nc\r\n")]).files[0].eol_note == "CRLF"
-    assert build_diff([DiffItem("/p/x", crlf, lf)]).files[0].eol_note == "CRLF \u2192 LF"
-    assert build_diff([DiffItem("/p/x", lf, crlf)]).files[0].eol_note == "LF \u2192 CRLF"
+    assert build_diff([whole("/p/x", lf, "a\nc\n")]).files[0].eol_note == ""
+    assert build_diff([whole("/p/x", crlf, "a\r\nc\r\n")]).files[0].eol_note == "CRLF"
+    assert build_diff([whole("/p/x", crlf, lf)]).files[0].eol_note == "CRLF \u2192 LF"
+    assert build_diff([whole("/p/x", lf, crlf)]).files[0].eol_note == "LF \u2192 CRLF"
 
 
 def test_crlf_text_diffs_like_lf_text() -> None:
     old = ["alpha", "beta", "gamma"]
     new = ["alpha", "BETA", "gamma"]
     crlf = line_rows(
-        unified([DiffItem("/p/w.txt", "\r\n".join(old) + "\r\n", "\r\n".join(new) + "\r\n")])
+        unified([whole("/p/w.txt", "\r\n".join(old) + "\r\n", "\r\n".join(new) + "\r\n")])
     )
-    assert crlf == line_rows(unified([DiffItem("/p/w.txt", text(old), text(new))]))
+    assert crlf == line_rows(unified([whole("/p/w.txt", text(old), text(new))]))
     assert not any("\r" in row[3] for row in crlf)
 
 
 def test_only_the_line_ending_changed_shows_no_line_changes() -> None:
-    items = [DiffItem("/p/w.txt", "a\r\nb\r\n", "a\nb\n")]
+    items = [whole("/p/w.txt", "a\r\nb\r\n", "a\nb\n")]
     model = build_diff(items)
     assert (model.added, model.removed) == (0, 0)
     assert model.files[0].eol_note == "CRLF \u2192 LF"
@@ -302,11 +310,11 @@ def test_only_the_line_ending_changed_shows_no_line_changes() -> None:
 def test_changes_hidden_by_display_still_count() -> None:
     """Two different controls both show as U+FFFD, and a change past the display cut is
     invisible: the diff compares raw text, so neither line reads as unchanged."""
-    model = build_diff([DiffItem("/p/a", "x\x85\n", "x\x9b\n")])
+    model = build_diff([whole("/p/a", "x\x85\n", "x\x9b\n")])
     assert (model.added, model.removed) == (1, 1)
     long_old = "y" * (MAX_LINE_CHARS + 5) + "a\n"
     long_new = "y" * (MAX_LINE_CHARS + 5) + "b\n"
-    assert build_diff([DiffItem("/p/b", long_old, long_new)]).removed == 1
+    assert build_diff([whole("/p/b", long_old, long_new)]).removed == 1
 
 
 # -- split view ------------------------------------------------------------------------------
@@ -316,7 +324,7 @@ def test_split_rows_pair_old_and_new_lines() -> None:
     old = ["keep", "x = compute(a)", "keep 2"]
     new = ["keep", "x = compute(a, b)", "added line", "keep 2"]
     rows = RowLayout(
-        build_diff([DiffItem("/p/a.py", text(old), text(new))]), split=True, expanded=frozenset()
+        build_diff([whole("/p/a.py", text(old), text(new))]), split=True, expanded=frozenset()
     ).rows()
     pairs = [
         (r.left and (r.left.kind, r.left.old_no), r.right and (r.right.kind, r.right.new_no))
@@ -413,7 +421,7 @@ _line = st.sampled_from(["a", "b", "c", "}", "", "x = 1", "\tind", "d\r"])
 def test_rows_reproduce_both_texts(old: list[str], new: list[str], split: bool) -> None:
     """With folds expanded, the old side of the rows is the old text and the new side the
     new text, in order, numbered 1..n: nothing is lost, duplicated or reordered."""
-    model = build_diff([DiffItem("/p/f.txt", text(old), text(new))])
+    model = build_diff([whole("/p/f.txt", text(old), text(new))])
     layout = RowLayout(model, split=split, expanded=frozenset(range(model.fold_count)))
     old_side: list[tuple[int, str]] = []
     new_side: list[tuple[int, str]] = []
@@ -445,7 +453,7 @@ def _added(row: Row) -> list[LineRow]:
 
 
 def test_empty_new_file_is_just_a_header() -> None:
-    model = build_diff([DiffItem("/p/empty.py", None, "")])
+    model = build_diff([whole("/p/empty.py", None, "")])
     (file,) = model.files
     assert (file.new_file, file.added, file.removed) == (True, 0, 0)
     assert [type(r) for r in RowLayout(model, split=True, expanded=frozenset()).rows()] == [

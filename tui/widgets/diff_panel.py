@@ -50,10 +50,15 @@ from tui.diffing import (
     build_diff,
     relative_path,
 )
+from tui.line_numbers import Anchoring
 
 __all__ = ["ASCII_GLYPHS", "UNICODE_GLYPHS", "DiffPanel", "Glyphs", "ViewMode"]
 
 _SIGNS = {"context": " ", "added": "+", "removed": "-"}
+UNKNOWN_LINE = "?"
+"""The gutter's number for a line whose place in the file is unknown."""
+UNKNOWN_NOTE = "line numbers unknown"
+"""The header's note when some block of the file could not be placed."""
 
 ViewMode = Literal["auto", "unified", "split"]
 
@@ -117,6 +122,13 @@ def build_model(items: tuple[DiffItem, ...], split: bool = False, rows: int = 50
             if isinstance(line, LineRow):
                 line.doc.spans(line.index)
     return model
+
+
+def _locate(anchoring: Anchoring, items: tuple[DiffItem, ...]) -> tuple[DiffItem, ...]:
+    """Place the items in their files (may read them); runs in a worker thread."""
+    located = anchoring.resolve(items)
+    assert located is not None  # with io allowed, resolve always answers
+    return located
 
 
 def _lex_blocks(blocks: list[tuple[Doc, int]]) -> None:
@@ -200,6 +212,7 @@ class DiffPanel(ScrollView, can_focus=True):
         items: Sequence[DiffItem],
         cwd: Path,
         *,
+        anchoring: Anchoring | None = None,
         max_height: int | None = None,
         view: ViewMode = "auto",
         glyphs: Glyphs = UNICODE_GLYPHS,
@@ -211,7 +224,9 @@ class DiffPanel(ScrollView, can_focus=True):
         self.cwd = cwd
         self.glyphs = glyphs
         self._items: tuple[DiffItem, ...] = tuple(items)
-        self._model: DiffModel | None = _cached_model(self._items)
+        self._anchoring = anchoring
+        located = self._located_now()
+        self._model: DiffModel | None = None if located is None else _cached_model(located)
         self._expanded: frozenset[int] = frozenset()
         self._layout: RowLayout | None = None
         self._hover: int | None = None
@@ -230,7 +245,19 @@ class DiffPanel(ScrollView, can_focus=True):
 
     @property
     def items(self) -> tuple[DiffItem, ...]:
+        """The items as given (before anchoring)."""
         return self._items
+
+    @property
+    def anchoring(self) -> Anchoring | None:
+        """How items without start lines are placed in their files (`tui.line_numbers`)."""
+        return self._anchoring
+
+    def _located_now(self) -> tuple[DiffItem, ...] | None:
+        """The items with their start lines, if that needs no file read; else None."""
+        if self._anchoring is None:
+            return self._items
+        return self._anchoring.resolve(self._items, io=False)
 
     @property
     def model(self) -> DiffModel | None:
@@ -248,20 +275,25 @@ class DiffPanel(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return 0 if self._layout is None else self._layout.height
 
-    def set_items(self, items: Sequence[DiffItem]) -> None:
-        """Show new items in place. Free when unchanged; cached models apply at once."""
+    def set_items(self, items: Sequence[DiffItem], anchoring: Anchoring | None = None) -> None:
+        """Show new items in place. Free when unchanged; cached models apply at once.
+
+        A new `anchoring` (the card's call completed, say) places the same items again.
+        """
         new = tuple(items)
-        if new == self._items:
+        if new == self._items and anchoring is self._anchoring:
             return
         self._items = new
-        cached = _cached_model(new)
+        self._anchoring = anchoring
+        located = self._located_now()
+        cached = None if located is None else _cached_model(located)
         if not self.is_mounted:
             self._model = cached  # on_mount applies it, or builds
         elif cached is not None:
             self._apply(cached)
         else:
             self._ready.clear()
-            self._build(new)
+            self._build(new, anchoring)
 
     async def wait_ready(self) -> None:
         """Wait until the current items are diffed and laid out (for tests and the bench)."""
@@ -278,23 +310,31 @@ class DiffPanel(ScrollView, can_focus=True):
             self._apply(self._model)
         else:
             self._relayout()
-            self._build(self._items)
+            self._build(self._items, self._anchoring)
+
+    def _current(self, items: tuple[DiffItem, ...], anchoring: Anchoring | None) -> bool:
+        return items == self._items and anchoring is self._anchoring
 
     @work(exclusive=True, group="diff-panel")
-    async def _build(self, items: tuple[DiffItem, ...]) -> None:
+    async def _build(self, items: tuple[DiffItem, ...], anchoring: Anchoring | None) -> None:
         width, height = self._expected_size()
         split = self.view == "split" or (self.view == "auto" and width >= self.AUTO_SPLIT_WIDTH)
         try:
-            model = await asyncio.to_thread(build_model, items, split, height)
+            located = (
+                items if anchoring is None else await asyncio.to_thread(_locate, anchoring, items)
+            )
+            model = _cached_model(located)
+            if model is None:
+                model = await asyncio.to_thread(build_model, located, split, height)
         except Exception as error:  # a bad diff must not take the app down with it
             self.log.error("diff build failed", error)
-            if items == self._items:
+            if self._current(items, anchoring):
                 self._failed = True
                 self._ready.set()
                 self.refresh()
             return
-        _remember(items, model)
-        if items == self._items:
+        _remember(located, model)
+        if self._current(items, anchoring):
             self._apply(model)
 
     def _expected_size(self) -> tuple[int, int]:
@@ -466,7 +506,7 @@ class DiffPanel(ScrollView, can_focus=True):
         if isinstance(row, FoldRow):
             return self._fold(row, index, width)
         if isinstance(row, GapRow):
-            return self._line(Content(self.glyphs.gap * width), width, self._style("gap"))
+            return self._gap(row, width)
         digits = self._number_width()
         if isinstance(row, SplitRow):
             half = (width - 1) // 2
@@ -480,8 +520,7 @@ class DiffPanel(ScrollView, can_focus=True):
                     ),
                 ]
             )
-        old = "" if row.old_no is None else str(row.old_no)
-        new = "" if row.new_no is None else str(row.new_no)
+        old, new = self._numbers(row)
         gutter = self._line(
             Content(f"{old:>{digits}} {new:>{digits}} {_SIGNS[row.kind]} "),
             2 * digits + 4,
@@ -504,14 +543,38 @@ class DiffPanel(ScrollView, can_focus=True):
         """One side of a split row: its own gutter and code column, or a hatched filler."""
         if line is None:
             return self._line(Content(self.glyphs.filler * width), width, self._style("filler"))
-        number = line.new_no if key[1] else line.old_no
+        number = self._numbers(line)[1 if key[1] else 0]
         gutter = self._line(
-            Content(f"{number or '':>{digits}} {_SIGNS[line.kind]} "),
+            Content(f"{number:>{digits}} {_SIGNS[line.kind]} "),
             digits + 3,
             self._gutter_style(line),
         )
         code = self._code_strip(line, key, preview, scroll_x, width - gutter.cell_length)
         return Strip.join([gutter, code])
+
+    @staticmethod
+    def _numbers(line: LineRow) -> tuple[str, str]:
+        """The gutter's old and new numbers; `?` on the sides a line exists on when its place
+        in the file is unknown, so no snippet is ever counted from 1."""
+        if line.unknown:
+            return (
+                "" if line.kind == "added" else UNKNOWN_LINE,
+                "" if line.kind == "removed" else UNKNOWN_LINE,
+            )
+        return (
+            "" if line.old_no is None else str(line.old_no),
+            "" if line.new_no is None else str(line.new_no),
+        )
+
+    def _gap(self, row: GapRow, width: int) -> Strip:
+        """Between two blocks of one file: how many lines lie between them, when known."""
+        if row.between is None:
+            return self._line(Content(self.glyphs.gap * width), width, self._style("gap"))
+        count = row.between
+        label = f"{self.glyphs.fold} {count:,} unchanged line{'s' if count != 1 else ''} not shown"
+        digits = self._number_width()
+        indent = digits + 3 if self._layout is not None and self._layout.split else 2 * digits + 4
+        return self._line(Content(" " * indent + label), width, self._style("fold"))
 
     def _line(self, content: Content, width: int, base: Style) -> Strip:
         """Content on a base style, cut or padded to exactly `width` cells."""
@@ -540,6 +603,8 @@ class DiffPanel(ScrollView, can_focus=True):
         ]
         if file.eol_note:
             parts += ["  ", (file.eol_note, self._inline("note"))]
+        if file.unnumbered:
+            parts += ["  ", (UNKNOWN_NOTE, self._inline("note"))]
         left = Content.assemble(*parts)
         mode = "split" if self._layout is not None and self._layout.split else "unified"
         right = Content.styled(f"{mode} {self.glyphs.dot} s ", self._inline("note"))

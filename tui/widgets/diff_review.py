@@ -1,11 +1,12 @@
-"""Full-screen review of an edit awaiting permission: the whole diff, then accept or reject."""
+"""Full-screen review of an edit awaiting permission: the whole diff, then the agent's options."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -13,16 +14,23 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from tui.diffing import DiffItem
+from tui.line_numbers import Anchoring
 from tui.sanitize import strip_control
 from tui.widgets.diff_panel import UNICODE_GLYPHS, DiffPanel, Glyphs
 
-__all__ = ["DiffReviewScreen", "ReviewDecision"]
+if TYPE_CHECKING:
+    from acp.schema import PermissionOption
 
-ReviewDecision = Literal["accept", "reject"]
+__all__ = ["DiffReviewScreen"]
 
 
-class DiffReviewScreen(Screen[ReviewDecision | None]):
-    """Dismisses with "accept", "reject", or None when closed without deciding (esc)."""
+class DiffReviewScreen(Screen[str | None]):
+    """Dismisses with the option id the user picked, or None when closed without one (esc).
+
+    Every option the agent offered is on a key, allow-always included: reviewing the whole
+    diff is the moment to decide that, and the screen must not narrow the agent's choice to
+    accept or reject. `options` are the request's `(key, option)` pairs (`keyed_options`).
+    """
 
     DEFAULT_CSS = """
     DiffReviewScreen { layout: vertical; }
@@ -35,7 +43,7 @@ class DiffReviewScreen(Screen[ReviewDecision | None]):
     }
     DiffReviewScreen > DiffPanel { height: 1fr; }
     DiffReviewScreen > #review-keys {
-        height: 1;
+        height: auto;
         padding: 0 1;
         background: $panel;
         color: $text-muted;
@@ -43,15 +51,10 @@ class DiffReviewScreen(Screen[ReviewDecision | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "decide('accept')", "Accept"),
-        Binding("r", "decide('reject')", "Reject"),
         Binding("escape", "decide(None)", "Back"),
     ]
 
-    KEYS_HINT = (
-        "a accept {dot} r reject {dot} esc back {dot} s split/unified"
-        " {dot} n/p next/previous change {dot} enter/e expand"
-    )
+    KEYS_HINT = "esc back {dot} s split/unified {dot} n/p change {dot} e expand"
 
     def __init__(
         self,
@@ -59,6 +62,8 @@ class DiffReviewScreen(Screen[ReviewDecision | None]):
         cwd: Path,
         title: str,
         *,
+        options: Sequence[tuple[str, PermissionOption]] = (),
+        anchoring: Anchoring | None = None,
         glyphs: Glyphs = UNICODE_GLYPHS,
         name: str | None = None,
         id: str | None = None,
@@ -67,17 +72,36 @@ class DiffReviewScreen(Screen[ReviewDecision | None]):
         super().__init__(name=name, id=id, classes=classes)
         self.items = tuple(items)
         self.cwd = cwd
+        self.options = tuple(options)
         self.review_title = strip_control(title) or "Review edit"
-        self.panel = DiffPanel(self.items, cwd, glyphs=glyphs)
+        self.panel = DiffPanel(self.items, cwd, anchoring=anchoring, glyphs=glyphs)
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self.review_title), id="review-title")
         yield self.panel
-        hint = self.KEYS_HINT.format(dot=self.panel.glyphs.dot)
-        yield Static(Content(hint), id="review-keys")
+        yield Static(self.keys_hint(), id="review-keys")
+
+    def keys_hint(self) -> Content:
+        """The agent's options, coloured by kind, then the panel's own keys."""
+        dot = self.panel.glyphs.dot
+        parts: list[tuple[str, str] | str] = []
+        for key, option in self.options:
+            colour = "$text-success" if option.kind.startswith("allow") else "$text-error"
+            parts += [(key, f"bold {colour}"), f" {strip_control(option.name)}  "]
+        parts.append(self.KEYS_HINT.format(dot=dot))
+        return Content.assemble(*parts)
 
     def on_mount(self) -> None:
         self.panel.focus()
 
-    def action_decide(self, decision: ReviewDecision | None) -> None:
-        self.dismiss(decision)
+    def on_key(self, event: events.Key) -> None:
+        key = event.character if event.character and event.character.isprintable() else None
+        for option_key, option in self.options:
+            if key == option_key:
+                event.stop()
+                event.prevent_default()
+                self.dismiss(option.option_id)
+                return
+
+    def action_decide(self, option_id: str | None) -> None:
+        self.dismiss(option_id)

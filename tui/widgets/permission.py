@@ -13,11 +13,13 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.diffing import relative_path
+from tui import line_numbers
+from tui.diffing import DiffItem, relative_path
 from tui.permissions import PendingPermission
 from tui.sanitize import sanitize_text
 from tui.state import block_text
-from tui.widgets.tool_card import KIND_ICONS
+from tui.widgets.diff_panel import DiffPanel
+from tui.widgets.tool_card import KIND_ICONS, ToolCard
 
 PREVIEW_LINES = 8
 
@@ -73,6 +75,7 @@ class PermissionPanel(Vertical, can_focus=True):
         border-title-style: bold;
     }
     PermissionPanel > .preview { color: $text; height: auto; max-height: 9; }
+    PermissionPanel > DiffPanel.preview { background: $surface; }
     PermissionPanel > .options { margin-top: 1; height: auto; }
     """
 
@@ -95,13 +98,56 @@ class PermissionPanel(Vertical, can_focus=True):
         self.request = request
         self.cwd = cwd
         self.card_content = card_content or []
+        self._anchoring: line_numbers.Anchoring | None = None
         kind = request.tool_call.kind or "other"
         title = sanitize_text(request.tool_call.title or request.tool_call.tool_call_id)
         self.border_title = f"Permission · {KIND_ICONS.get(kind, '•')} {title}"
 
     def compose(self) -> ComposeResult:
-        yield Static(preview_text(self.request, self.cwd, self.card_content), classes="preview")
+        items = self.review_items()
+        if items:
+            # The same panel as the card and the review screen: the same line numbers and
+            # the same `‹`/`›` marks for lines wider than the panel. Keys stay with the prompt.
+            preview = DiffPanel(
+                items,
+                self.cwd,
+                anchoring=self.anchoring,
+                max_height=PREVIEW_LINES + 1,
+                view="unified",
+                classes="preview",
+            )
+            preview.can_focus = False
+            yield preview
+        else:
+            yield Static(preview_text(self.request, self.cwd, self.card_content), classes="preview")
         yield Static(self.options_text(), classes="options")
+
+    def _card(self) -> ToolCard | None:
+        call_id = self.request.tool_call.tool_call_id
+        for card in self.app.query(ToolCard):
+            if card.entry.tool_call_id == call_id:
+                return card
+        return None
+
+    @property
+    def anchoring(self) -> line_numbers.Anchoring:
+        """The card's placement of its diff blocks, told that a question is open; a panel
+        for a call without a card on screen places them on its own, the same way."""
+        cached = self._anchoring
+        if cached is None:
+            card = self._card()
+            if card is not None:
+                card.note_permission_asked()
+                cached = card.anchoring()
+            else:
+                roots = line_numbers.roots_of(self.app, self.cwd)
+                cached = line_numbers.Anchoring("before", line_numbers.WorkspaceFiles(roots))
+            self._anchoring = cached
+        return cached
+
+    def review_items(self) -> list[DiffItem]:
+        """The request's diff blocks (else the card's), with their `_meta` start lines."""
+        return line_numbers.diff_items(self.diff_items())
 
     def options_text(self) -> Text:
         text = Text()

@@ -24,6 +24,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tui import line_numbers
 from tui.diffing import DiffItem, relative_path
 from tui.sanitize import sanitize_text
 from tui.state import ToolCallEntry, block_text
@@ -147,7 +148,7 @@ def body_segments(entry: ToolCallEntry) -> list[Segment]:
             flush_text()
             if not diffs:
                 segments.append(Segment("diff"))
-            diffs.append(DiffItem(item.path, item.old_text, item.new_text))
+            diffs += line_numbers.diff_items([item])
         elif isinstance(item, TerminalToolCallContent):
             flush_text()
             key = f"term:{item.terminal_id}"
@@ -222,6 +223,10 @@ class ToolCard(Widget):
         # Body widgets by segment key, mounted only once there is something to show.
         self._parts: dict[str, Widget] = {}
         self._sources: dict[str, object] = {}
+        # Diff placement: files read for anchoring, per phase (before / after the edit).
+        self._files: dict[str, line_numbers.WorkspaceFiles] = {}
+        self._anchorings: dict[object, line_numbers.Anchoring] = {}
+        self.permission_asked = False
         self._composed = False
         self._ready = False
 
@@ -257,7 +262,7 @@ class ToolCard(Widget):
         face_changed = False
         if fields & {"title", "kind", "status", "locations"}:
             face_changed = self._set_header()
-        if fields & {"content", "raw_input", "raw_output", "status", "terminal"}:
+        if fields & {"content", "raw_input", "raw_output", "status", "terminal", "locations"}:
             face_changed = self._refresh_body() or face_changed
         if face_changed:
             self._update_face()
@@ -337,8 +342,9 @@ class ToolCard(Widget):
         if segment.terminal_id is not None:
             part = self._make_pane(segment.terminal_id)
         elif segment.key == "diff":
-            part = DiffPanel(segment.diffs, self.cwd, max_height=DIFF_MAX_ROWS)
-            self._sources[segment.key] = segment.diffs
+            anchoring = self.anchoring()
+            part = DiffPanel(segment.diffs, self.cwd, anchoring=anchoring, max_height=DIFF_MAX_ROWS)
+            self._sources[segment.key] = (segment.diffs, anchoring)
         else:
             # Long text (a console fallback of a noisy command) scrolls inside the card.
             part = VerticalScroll(Static(card_markdown(segment.markdown)), classes="card-text")
@@ -347,13 +353,45 @@ class ToolCard(Widget):
         self._parts[segment.key] = part
         return part
 
+    def anchoring(self) -> line_numbers.Anchoring:
+        """How this card's diff blocks without `_meta` lines are placed in their files.
+
+        One per phase and set of locations, so a panel re-places its blocks when the call
+        completes (find `newText` now) even if the content did not change; the files read
+        are cached per card and phase (`tui.line_numbers`). The permission panel shares it.
+        """
+        phase = line_numbers.card_phase(self.entry.status, self.permission_asked)
+        locations = tuple((loc.path, loc.line) for loc in self.entry.locations)
+        key = (phase, locations)
+        found = self._anchorings.get(key)
+        if found is None:
+            group = "after" if phase == "after" else "before"
+            files = self._files.get(group)
+            if files is None:
+                roots = line_numbers.roots_of(self.app, self.cwd)
+                files = self._files[group] = line_numbers.WorkspaceFiles(roots)
+            found = self._anchorings[key] = line_numbers.Anchoring(phase, files, locations)
+        return found
+
+    def note_permission_asked(self) -> None:
+        """A permission question for this call opened: the edit is surely not applied yet, so
+        `oldText` on disk places the blocks. It stays so until the call completes: the file
+        read while the question was open is the one before the edit."""
+        if not self.permission_asked:
+            self.permission_asked = True
+            if self._ready and self._refresh_body():
+                self._update_face()
+
     def _update_part(self, segment: Segment, part: Widget) -> None:
-        if self._sources.get(segment.key) == (segment.diffs or segment.markdown):
-            return
         if isinstance(part, DiffPanel):
-            part.set_items(segment.diffs)
-            self._sources[segment.key] = segment.diffs
-        elif isinstance(part, VerticalScroll):
+            anchoring = self.anchoring()
+            if self._sources.get(segment.key) != (segment.diffs, anchoring):
+                part.set_items(segment.diffs, anchoring)
+                self._sources[segment.key] = (segment.diffs, anchoring)
+            return
+        if self._sources.get(segment.key) == segment.markdown:
+            return
+        if isinstance(part, VerticalScroll):
             part.query_one(Static).update(card_markdown(segment.markdown))
             self._sources[segment.key] = segment.markdown
 
