@@ -167,19 +167,24 @@ class ConfinedFs:
     def _read_lines(self, f: io.BufferedReader, path: object, start: int, limit: int | None) -> str:
         # Skip the lines before `start` in bounded pieces: a line may be any length.
         skipped = 0
-        partial = False
+        partial = False  # the bytes skipped last ended inside a line
+        buffer = bytearray(_SKIP_BYTES) if start else bytearray()
         while skipped < start:
-            piece = f.readline(_SKIP_BYTES)
-            if not piece:
+            size = f.readinto(buffer)
+            if not size:
                 count = skipped + (1 if partial else 0)  # a last line without a newline counts
                 if start > count:
                     raise FsRangeError(
                         f"line {start + 1} is past the end of {path}, which has {count} lines"
                     )
                 return ""
-            partial = not piece.endswith(b"\n")
-            if not partial:
+            pos = 0
+            while skipped < start and (newline := buffer.find(b"\n", pos, size)) >= 0:
                 skipped += 1
+                pos = newline + 1
+            if skipped == start:
+                f.seek(pos - size, os.SEEK_CUR)  # a regular file: fstat said so
+            partial = pos < size
         out: list[bytes] = []
         size = 0
         lines = 0
@@ -233,7 +238,7 @@ class ConfinedFs:
             raise FsOsError(f"cannot write {path}: {os_reason(exc)}") from exc
 
 
-_SKIP_BYTES = 64 * 1024
+_SKIP_BYTES = 1024 * 1024
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -382,7 +387,7 @@ def _open_regular(real: Path, shown: object) -> io.BufferedReader:
             kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
             raise FsNotAFileError(f"cannot read {shown}: it is {kind}")
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return io.BufferedReader(io.FileIO(fd, "rb"), buffer_size=_SKIP_BYTES)
     except BaseException:
         os.close(fd)
         raise
