@@ -196,7 +196,11 @@ def test_thought_expanded(snap_compare: Any, snapshot_workspace: Path, tmp_path:
 
 
 def test_permission_prompt(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
-    """The inline permission panel replaces the prompt: diff preview and the agent's options."""
+    """The inline permission panel replaces the prompt: diff preview and the agent's options.
+
+    The snippet carries no position; `print('hi')` is found once in hello.py on disk, so the
+    preview numbers it 7, the line it is on."""
+    Path(HELLO).write_text("import sys\n\n\ndef greet() -> None:\n    pass\n\nprint('hi')\n")
     app = script_app(tmp_path, {"prompts": [[TRANSCRIPT[1], PERMISSION]]})
 
     async def run(pilot: Any) -> None:
