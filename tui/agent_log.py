@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 from platformdirs import user_log_dir
 
 KEEP_LOGS = 20
+CLIENT_LOG = "dsh-tui.log"
 
 
 def default_log_dir() -> Path:
@@ -41,3 +43,11 @@ def read_tail(path: Path, max_lines: int = 20, max_bytes: int = 16_384) -> str:
         return ""
     lines = data.decode("utf-8", "replace").splitlines()
     return "\n".join(lines[-max_lines:])
+
+
+def client_log_path() -> Path | None:
+    """dsh-tui's own log, where the CLI's logging goes (None when it is not configured)."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.FileHandler) and handler.baseFilename.endswith(CLIENT_LOG):
+            return Path(handler.baseFilename)
+    return None

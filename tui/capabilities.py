@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acp.schema import (
-    ClientCapabilities,
-    InitializeResponse,
-    LoadSessionResponse,
-    NewSessionResponse,
-)
+if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
+    from acp.schema import (
+        ClientCapabilities,
+        InitializeResponse,
+        LoadSessionResponse,
+        NewSessionResponse,
+    )
 
 
 @dataclass(frozen=True)
@@ -92,3 +93,13 @@ def consequences(caps: ClientCapabilities, init: InitializeResponse) -> list[str
     if agent is not None and agent.load_session:
         lines.append("sessions can be resumed (session/load)")
     return lines
+
+
+def can_load(init: InitializeResponse) -> bool:
+    caps = init.agent_capabilities
+    return bool(caps and caps.load_session)
+
+
+def can_list(init: InitializeResponse) -> bool:
+    caps = init.agent_capabilities
+    return bool(caps and caps.session_capabilities and caps.session_capabilities.list is not None)

@@ -1,4 +1,8 @@
-"""Command line of dsh-tui."""
+"""Command line of dsh-tui.
+
+It starts the agent before it imports the UI: the agent's own start-up (it imports the ACP
+SDK) then overlaps the client's imports and first frame. Only light modules are imported here.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tui import __version__
-from tui.agent_log import default_log_dir
-from tui.terminals import become_subreaper
+from tui.agent_log import default_log_dir, new_agent_log
+from tui.launch import AgentFailed, AgentProcess, LaunchSpec
 
 LOG_MAX_BYTES = 10 * 1024 * 1024
 LOG_BACKUPS = 2
@@ -87,6 +91,22 @@ def run_demo(argv: Sequence[str]) -> None:
     DemoApp(log_dir=args.log_dir).run()
 
 
+def start_agent(
+    args: argparse.Namespace, cwd: Path, log_dir: Path, allow_dirs: tuple[Path, ...]
+) -> AgentProcess | AgentFailed:
+    """Start the agent now, or say why it cannot start: the app shows that on its failure screen."""
+    try:
+        spec = LaunchSpec.from_command(
+            args.agent, cwd, new_agent_log(log_dir), args.terminal, allow_dirs
+        )
+    except ValueError as error:
+        raise SystemExit(f"dsh-tui: --agent {args.agent!r}: {error}") from error
+    try:
+        return AgentProcess.start(spec)
+    except AgentFailed as failure:
+        return failure
+
+
 def configure_logging(log_dir: Path) -> None:
     """dsh-tui.log in `log_dir`, rotated at LOG_MAX_BYTES with LOG_BACKUPS old files kept.
 
@@ -103,6 +123,7 @@ def configure_logging(log_dir: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """Exits with the app's status: 0 after a normal quit, 1 after quitting a failed agent."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["demo"]:
         run_demo(arguments[1:])
@@ -114,23 +135,35 @@ def main(argv: Sequence[str] | None = None) -> None:
     log_dir = args.log_dir or default_log_dir()
     log_dir.mkdir(parents=True, exist_ok=True)
     configure_logging(log_dir)
-    # Before anything is started: orphans below dsh-tui (daemons that double-forked away from
-    # a terminal's command) are then reparented to it, so quit can still find and kill them.
-    become_subreaper()
-    from tui.app import AppConfig, DshApp
-
     allow_dirs = tuple(path.expanduser().resolve() for path in args.allow_dir)
-    DshApp(
-        AppConfig(
-            args.agent,
-            cwd,
-            args.terminal,
-            log_dir,
-            allow_dirs=allow_dirs,
-            resume=args.resume,
-            freeze_heap=True,
+    started = start_agent(args, cwd, log_dir, allow_dirs)
+    try:
+        from tui.terminals import become_subreaper
+
+        # Before any descendant can be orphaned (the agent has only just started, and nothing
+        # else has): orphans below dsh-tui (daemons that double-forked away from a terminal's
+        # command) are then reparented to it, so quit can still find and kill them. Imported
+        # after the agent starts, which it does not delay (tui.terminals costs ~0.1 s).
+        become_subreaper()
+        from tui.app import AppConfig, DshApp
+
+        app = DshApp(
+            AppConfig(
+                args.agent,
+                cwd,
+                args.terminal,
+                log_dir,
+                allow_dirs=allow_dirs,
+                resume=args.resume,
+                freeze_heap=True,
+                started=started,
+            )
         )
-    ).run()
+        app.run()
+    finally:
+        if isinstance(started, AgentProcess):
+            started.discard()  # only if the app never took it
+    sys.exit(app.return_code or 0)
 
 
 if __name__ == "__main__":

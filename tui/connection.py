@@ -10,19 +10,15 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import re
-import shlex
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from acp import (
     PROTOCOL_VERSION,
     Client,
     RequestError,
-    spawn_agent_process,
     text_block,
 )
 from acp.core import ClientSideConnection
@@ -77,7 +73,11 @@ from pydantic import BaseModel
 
 from tui import __version__
 from tui.agent_log import read_tail
+from tui.capabilities import can_list, can_load
 from tui.fs import ConfinedFs, FsError, FsFileNotFoundError
+from tui.launch import AgentFailed as AgentFailed
+from tui.launch import AgentProcess
+from tui.launch import LaunchSpec as LaunchSpec
 from tui.terminals import TerminalError, TerminalManager, UnknownTerminalError
 
 log = logging.getLogger(__name__)
@@ -122,48 +122,6 @@ class ClientSink(Protocol):
     async def ask_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> RequestPermissionResponse: ...
-
-
-@dataclass(frozen=True)
-class LaunchSpec:
-    """How to start the agent: argv, working directory, environment and stderr log."""
-
-    argv: tuple[str, ...]
-    cwd: Path
-    log_path: Path
-    terminal: bool = True
-    allow_dirs: tuple[Path, ...] = ()
-
-    @classmethod
-    def from_command(
-        cls,
-        command: str,
-        cwd: Path,
-        log_path: Path,
-        terminal: bool,
-        allow_dirs: tuple[Path, ...] = (),
-    ) -> LaunchSpec:
-        argv = tuple(shlex.split(command))
-        if not argv:
-            raise ValueError("the agent command is empty")
-        return cls(argv, cwd, log_path, terminal, allow_dirs)
-
-    @property
-    def command_line(self) -> str:
-        return shlex.join(self.argv)
-
-
-class AgentFailed(Exception):
-    """The agent could not start or died: what ran, how it ended, and its last words."""
-
-    def __init__(
-        self, spec: LaunchSpec, reason: str, exit_code: int | None, stderr_tail: str
-    ) -> None:
-        super().__init__(reason)
-        self.spec = spec
-        self.reason = reason
-        self.exit_code = exit_code
-        self.stderr_tail = stderr_tail
 
 
 def client_capabilities(terminal: bool) -> ClientCapabilities:
@@ -845,7 +803,7 @@ class AgentSession:
 
     spec: LaunchSpec
     conn: ClientSideConnection
-    process: asyncio.subprocess.Process
+    process: AgentProcess
     init: InitializeResponse
     session: NewSessionResponse | LoadSessionResponse
     capabilities: ClientCapabilities
@@ -867,9 +825,7 @@ class AgentSession:
         return await describe_failure(self.spec, self.process, reason)
 
 
-async def describe_failure(
-    spec: LaunchSpec, process: asyncio.subprocess.Process, reason: str
-) -> AgentFailed:
+async def describe_failure(spec: LaunchSpec, process: AgentProcess, reason: str) -> AgentFailed:
     """Wait briefly for the exit code (it may lag the closed pipe), then read the stderr tail."""
     exit_code = process.returncode
     if exit_code is None:
@@ -878,47 +834,48 @@ async def describe_failure(
     return AgentFailed(spec, reason, exit_code, read_tail(spec.log_path))
 
 
-async def close_agent(
-    spawner: contextlib.AbstractAsyncContextManager[Any], process: asyncio.subprocess.Process
-) -> None:
+async def close_agent(conn: ClientSideConnection | None, process: AgentProcess) -> None:
     """Close the connection and reap the agent, even if cancelled again while doing so."""
     interrupted: asyncio.CancelledError | None = None
     try:
-        await spawner.__aexit__(None, None, None)
+        await shut_down(conn, process)
     except asyncio.CancelledError as error:
         interrupted = error
     except (ConnectionError, OSError) as error:
         # The pipe to a dead agent fails on close; the process is reaped below.
         log.info("closing the agent connection: %s", error)
-    if process.stdin is not None and not process.stdin.is_closing():
-        process.stdin.close()
-    if process.returncode is None:
-        process.kill()
+    process.kill()
     await process.wait()
-    close_transport(process)
+    process.close_pipes()
     if interrupted is not None:
         raise interrupted
 
 
-def close_transport(process: asyncio.subprocess.Process) -> None:
-    """Close the reaped child's transport now, while the loop runs.
-
-    Left to the garbage collector, it is closed after the loop is gone and asyncio
-    reports "Event loop is closed"; asyncio offers no public way to do this.
-    """
-    transport = getattr(process, "_transport", None)
-    if transport is not None:
-        transport.close()
-
-
-def can_load(init: InitializeResponse) -> bool:
-    caps = init.agent_capabilities
-    return bool(caps and caps.load_session)
-
-
-def can_list(init: InitializeResponse) -> bool:
-    caps = init.agent_capabilities
-    return bool(caps and caps.session_capabilities and caps.session_capabilities.list is not None)
+async def shut_down(conn: ClientSideConnection | None, process: AgentProcess) -> None:
+    """The SDK's own stdio shutdown: close the connection, then the agent's stdin, and give it
+    SHUTDOWN_TIMEOUT_S to exit on that EOF before it is terminated, then killed."""
+    if conn is not None:
+        await conn.close()
+    stdin = process.stdin
+    if stdin is not None:
+        try:
+            stdin.write_eof()
+        except (AttributeError, OSError, RuntimeError):
+            stdin.close()
+        with contextlib.suppress(Exception):
+            await stdin.drain()
+        with contextlib.suppress(Exception):
+            stdin.close()
+        with contextlib.suppress(Exception):
+            await stdin.wait_closed()
+    try:
+        await asyncio.wait_for(process.wait(), timeout=SHUTDOWN_TIMEOUT_S)
+    except TimeoutError:
+        process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), timeout=SHUTDOWN_TIMEOUT_S)
+        except TimeoutError:
+            process.kill()
 
 
 async def start_or_resume(
@@ -955,58 +912,45 @@ async def open_session(
     sink: ClientSink,
     resume: str | None = None,
     choose: SessionChooser | None = None,
+    process: AgentProcess | None = None,
 ) -> AsyncIterator[AgentSession]:
-    """Spawn the agent, negotiate, open a session, and always reap the process on exit."""
+    """Spawn the agent (or take `process`, already started from `spec`), negotiate, open a
+    session, and always reap the process on exit."""
     capabilities = client_capabilities(spec.terminal)
     client = TuiClient(
         sink,
         ConfinedFs([spec.cwd, *spec.allow_dirs]),
         TerminalManager(default_cwd=spec.cwd),
     )
-    with spec.log_path.open("ab") as stderr_file:
+    if process is None:
+        process = AgentProcess.start(spec)
+    conn: ClientSideConnection | None = None
+    try:
+        reader, writer = await process.attach(STREAM_LIMIT_BYTES)
+        conn = ClientSideConnection(client, writer, reader)
+        inspect_incoming(conn, client)
         try:
-            spawner = spawn_agent_process(
-                client,
-                spec.argv[0],
-                *spec.argv[1:],
-                env=dict(os.environ),
-                cwd=spec.cwd,
-                transport_kwargs={
-                    "stderr": stderr_file,
-                    "limit": STREAM_LIMIT_BYTES,
-                    "shutdown_timeout": SHUTDOWN_TIMEOUT_S,
-                },
+            init = await conn.initialize(
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=capabilities,
+                client_info=Implementation(name="dsh-tui", title="dsh-tui", version=__version__),
             )
-            entered = spawner.__aenter__()
-            conn, process = await entered
-            inspect_incoming(conn, client)
-        except OSError as error:
-            raise AgentFailed(spec, f"could not start the agent: {error}", None, "") from error
+            session_id, session, resumed = await start_or_resume(
+                conn, init, spec, resume, choose, sink
+            )
+        except ConnectionError as error:
+            raise await describe_failure(
+                spec, process, "the agent exited during start-up"
+            ) from error
+        except RequestError as error:
+            raise await describe_failure(
+                spec, process, f"the agent refused to start a session: {error}"
+            ) from error
+        yield AgentSession(
+            spec, conn, process, init, session, capabilities, client, session_id, resumed
+        )
+    finally:
         try:
-            try:
-                init = await conn.initialize(
-                    protocol_version=PROTOCOL_VERSION,
-                    client_capabilities=capabilities,
-                    client_info=Implementation(
-                        name="dsh-tui", title="dsh-tui", version=__version__
-                    ),
-                )
-                session_id, session, resumed = await start_or_resume(
-                    conn, init, spec, resume, choose, sink
-                )
-            except ConnectionError as error:
-                raise await describe_failure(
-                    spec, process, "the agent exited during start-up"
-                ) from error
-            except RequestError as error:
-                raise await describe_failure(
-                    spec, process, f"the agent refused to start a session: {error}"
-                ) from error
-            yield AgentSession(
-                spec, conn, process, init, session, capabilities, client, session_id, resumed
-            )
+            await close_agent(conn, process)
         finally:
-            try:
-                await close_agent(spawner, process)
-            finally:
-                await client.terminals.close_all()
+            await client.terminals.close_all()

@@ -9,9 +9,7 @@ fallback on the other.
 from __future__ import annotations
 
 import contextlib
-import shlex
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -26,12 +24,14 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from tui.agent_log import new_agent_log
 from tui.capabilities import consequences
-from tui.connection import AgentFailed, LaunchSpec, SessionUpdate, open_session
+from tui.connection import SessionUpdate, open_session
+from tui.launch import AgentFailed, LaunchSpec
 from tui.permissions import cancelled
 from tui.state import Change, Conversation
 from tui.widgets.conversation import ConversationView
 
-DEMO_AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
+# Found on PATH, else beside the running interpreter, as dsh-tui finds its default agent.
+DEMO_AGENT = "dsh-agent --mode full-access"
 LEGEND = (
     "dsh-tui demo · the same scenario twice: the left client advertises the terminal "
     "capability, the right one does not"

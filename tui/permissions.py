@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from acp.schema import (
-    AllowedOutcome,
-    DeniedOutcome,
-    PermissionOption,
-    RequestPermissionResponse,
-    ToolCallUpdate,
-)
+if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
+    from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
 # The conventional keys per option kind; anything else (or a second option of a kind) gets a digit.
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
@@ -34,10 +30,14 @@ def assign_keys(options: list[PermissionOption]) -> list[tuple[str, PermissionOp
 
 
 def cancelled() -> RequestPermissionResponse:
+    from acp.schema import DeniedOutcome, RequestPermissionResponse
+
     return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
 
 
 def selected(option_id: str) -> RequestPermissionResponse:
+    from acp.schema import AllowedOutcome, RequestPermissionResponse
+
     outcome = AllowedOutcome(outcome="selected", option_id=option_id)
     return RequestPermissionResponse(outcome=outcome)
 

@@ -9,42 +9,38 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from acp.schema import (
-    AgentMessageChunk,
-    AgentPlanUpdate,
-    AgentThoughtChunk,
-    AudioContentBlock,
-    AvailableCommand,
-    AvailableCommandsUpdate,
-    ConfigOptionUpdate,
-    CurrentModeUpdate,
-    EmbeddedResourceContentBlock,
-    ImageContentBlock,
-    PlanEntry,
-    ResourceContentBlock,
-    SessionInfoUpdate,
-    SessionMode,
-    SessionModeState,
-    TextContentBlock,
-    ToolCallLocation,
-    ToolCallProgress,
-    ToolCallStart,
-    UsageUpdate,
-    UserMessageChunk,
-)
+# The SDK's schema is imported where it is needed at run time (block_text, Conversation.apply),
+# not here: the app's first frame builds a Conversation and must not wait for the SDK.
+if TYPE_CHECKING:
+    from acp.schema import (
+        AudioContentBlock,
+        AvailableCommand,
+        EmbeddedResourceContentBlock,
+        ImageContentBlock,
+        PlanEntry,
+        ResourceContentBlock,
+        SessionMode,
+        SessionModeState,
+        TextContentBlock,
+        ToolCallLocation,
+        ToolCallProgress,
+        ToolCallStart,
+        UsageUpdate,
+    )
+
+    ContentBlock = (
+        TextContentBlock
+        | ImageContentBlock
+        | AudioContentBlock
+        | ResourceContentBlock
+        | EmbeddedResourceContentBlock
+    )
 
 log = logging.getLogger(__name__)
 
 Role = Literal["user", "agent", "thought"]
-ContentBlock = (
-    TextContentBlock
-    | ImageContentBlock
-    | AudioContentBlock
-    | ResourceContentBlock
-    | EmbeddedResourceContentBlock
-)
 
 
 @dataclass(eq=False)
@@ -167,6 +163,13 @@ TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "raw_input", "
 
 def block_text(block: ContentBlock) -> str:
     """Message text for a content block; non-text blocks get a short readable placeholder."""
+    from acp.schema import (
+        AudioContentBlock,
+        ImageContentBlock,
+        ResourceContentBlock,
+        TextContentBlock,
+    )
+
     if isinstance(block, TextContentBlock):
         return block.text
     if isinstance(block, ImageContentBlock):
@@ -252,6 +255,20 @@ class Conversation:
 
     def apply(self, update: Any) -> list[Change]:
         """Apply one `session/update`; unknown kinds become a note instead of an error."""
+        from acp.schema import (
+            AgentMessageChunk,
+            AgentPlanUpdate,
+            AgentThoughtChunk,
+            AvailableCommandsUpdate,
+            ConfigOptionUpdate,
+            CurrentModeUpdate,
+            SessionInfoUpdate,
+            ToolCallProgress,
+            ToolCallStart,
+            UsageUpdate,
+            UserMessageChunk,
+        )
+
         match update:
             case UserMessageChunk(content=block):
                 return self.append_text("user", block_text(block))

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from acp.schema import (
-    ClientCapabilities,
-    InitializeResponse,
-    LoadSessionResponse,
-    NewSessionResponse,
-)
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,6 +14,14 @@ from textual.widgets import Static
 
 from tui.capabilities import CapabilityRow, agent_rows, client_rows, consequences
 from tui.sanitize import sanitize_text
+
+if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
+    from acp.schema import (
+        ClientCapabilities,
+        InitializeResponse,
+        LoadSessionResponse,
+        NewSessionResponse,
+    )
 
 
 def row_text(row: CapabilityRow) -> Text:

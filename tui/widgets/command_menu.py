@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from acp.schema import AvailableCommand
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.sanitize import sanitize_text
+
+if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
+    from acp.schema import AvailableCommand
 
 MAX_SHOWN = 6
 

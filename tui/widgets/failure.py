@@ -9,23 +9,35 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tui.connection import AgentFailed
+from tui.agent_log import client_log_path
+from tui.launch import AgentFailed
 from tui.sanitize import sanitize_text
 
 
+def exit_text(failure: AgentFailed) -> str:
+    if not failure.started:
+        return "did not start"
+    if failure.exit_code is None:
+        return "still running"
+    if failure.exit_code < 0:
+        return f"killed by signal {-failure.exit_code}"
+    return str(failure.exit_code)
+
+
 def failure_text(failure: AgentFailed) -> Text:
-    exit_text = "still running" if failure.exit_code is None else str(failure.exit_code)
-    if failure.exit_code is not None and failure.exit_code < 0:
-        exit_text = f"killed by signal {-failure.exit_code}"
     text = Text()
     text.append("The agent failed\n\n", style="bold red")
     text.append(sanitize_text(failure.reason) + "\n\n")
     text.append("command  ", style="bold")
     text.append(sanitize_text(failure.spec.command_line) + "\n")
     text.append("exit     ", style="bold")
-    text.append(exit_text + "\n")
+    text.append(exit_text(failure) + "\n")
     text.append("log      ", style="bold")
-    text.append(str(failure.spec.log_path) + "\n\n")
+    text.append(str(failure.spec.log_path) + "\n")
+    client_log = client_log_path()
+    if client_log is not None:
+        text.append(f"         {client_log}\n")
+    text.append("\n")
     text.append("stderr (last lines)\n", style="bold")
     text.append(sanitize_text(failure.stderr_tail) or "(empty)", style="dim")
     return text

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acp.schema import ContentToolCallContent, FileEditToolCallContent, TerminalToolCallContent
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -21,6 +20,9 @@ from tui.state import block_text
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.tool_card import KIND_ICONS, ToolCard
 
+if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
+    from acp.schema import FileEditToolCallContent
+
 PREVIEW_LINES = 8
 
 
@@ -30,6 +32,8 @@ def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any])
     Agents often send the request without content, since the card already has it; the
     card's content (`card_content`) is shown then.
     """
+    from acp.schema import ContentToolCallContent, FileEditToolCallContent, TerminalToolCallContent
+
     lines: list[tuple[str, str]] = []
     for item in request.tool_call.content or card_content:
         if isinstance(item, FileEditToolCallContent):
@@ -57,6 +61,8 @@ def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any])
 def diff_items(
     request: PendingPermission, card_content: list[Any]
 ) -> list[FileEditToolCallContent]:
+    from acp.schema import FileEditToolCallContent
+
     content = request.tool_call.content or card_content
     return [item for item in content if isinstance(item, FileEditToolCallContent)]
 

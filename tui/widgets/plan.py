@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from acp.schema import PlanEntry
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
 from tui.sanitize import sanitize_text
+
+if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
+    from acp.schema import PlanEntry
 
 STATUS_GLYPHS = {
     "completed": ("✓", "green"),

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from acp.schema import UsageUpdate
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
+
+if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
+    from acp.schema import UsageUpdate
 
 
 def usage_text(usage: UsageUpdate) -> Text:

@@ -10,11 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp.schema import (
-    ContentToolCallContent,
-    FileEditToolCallContent,
-    TerminalToolCallContent,
-)
 from rich.console import Group
 from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
@@ -124,6 +119,9 @@ class Segment:
 
 
 def item_markdown(item: Any) -> str:
+    # The SDK is imported where it is needed at run time: the first frame must not wait for it.
+    from acp.schema import ContentToolCallContent
+
     if isinstance(item, ContentToolCallContent):
         return block_text(item.content)
     return f"*unsupported content: {getattr(item, 'type', type(item).__name__)}*"
@@ -134,6 +132,8 @@ def body_segments(entry: ToolCallEntry) -> list[Segment]:
     terminal. A display terminal (`_meta.terminal_info`) gets its pane even when no content
     item names it.
     """
+    from acp.schema import FileEditToolCallContent, TerminalToolCallContent
+
     segments: list[Segment] = []
     text: list[str] = []
     diffs: list[DiffItem] = []
