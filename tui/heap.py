@@ -4,8 +4,8 @@ A long session keeps streaming text and mounting widgets, and CPython's full col
 every tracked object each time: with Textual, Rich, Pygments, pydantic and the ACP schemas
 imported, and the app's stylesheet and first screen built, that is over 100,000 objects that
 never die, and each full collection paused the UI for 80–110 ms while 2,000 chunks streamed
-(bench/bench_client.py). Freezing what exists once the first screen is up leaves those pauses
-to the objects the session itself creates.
+(bench/bench_client.py). Freezing what exists once the session is up leaves those pauses to
+the objects the session itself creates. (Not at the first frame: the SDK is imported after it.)
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import gc
 def freeze_startup_heap() -> None:
     """Collect once, then move every surviving object out of the collector's scans.
 
-    Called once the app's first screen is up, before any agent content arrives: what is alive
-    then (modules, classes, the stylesheet, the app's frame) lives as long as the process.
+    Called once the session is up and drawn, before any agent content arrives: what is alive
+    then (modules and the SDK's schema, classes, the stylesheet, the app's frame) lives as long
+    as the process.
     """
     gc.collect()
     gc.freeze()
