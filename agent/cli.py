@@ -100,13 +100,11 @@ def configure_logging(log_file: str | None, level: str) -> None:
 
 
 async def serve(settings: SessionSettings, session_dir: Path) -> None:
-    from acp import run_agent
-
-    from agent.server import AgentConfig, DshAgent
+    from agent.server import AgentConfig, DshAgent, serve_stdio
 
     agent = DshAgent(AgentConfig(settings, session_dir))
     try:
-        await run_agent(agent)
+        await serve_stdio(agent)
     finally:
         await agent.shutdown()
 

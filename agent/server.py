@@ -7,8 +7,11 @@ Only this module talks to the SDK's connection. Each session's updates go throug
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 import os
+import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,33 +30,47 @@ from acp.schema import (
     AcpMcpServer,
     AgentCapabilities,
     AudioContentBlock,
+    AuthenticateRequest,
     AuthenticateResponse,
     AvailableCommandsUpdate,
+    CancelNotification,
     ClientCapabilities,
+    CloseSessionRequest,
     CloseSessionResponse,
     CurrentModeUpdate,
     EmbeddedResourceContentBlock,
+    ForkSessionRequest,
     ForkSessionResponse,
     HttpMcpServer,
     ImageContentBlock,
     Implementation,
+    InitializeRequest,
+    ListSessionsRequest,
     ListSessionsResponse,
+    LoadSessionRequest,
     LoadSessionResponse,
     McpServerStdio,
+    NewSessionRequest,
     PermissionOption,
     PromptCapabilities,
+    PromptRequest,
     RequestPermissionResponse,
     ResourceContentBlock,
+    ResumeSessionRequest,
     ResumeSessionResponse,
     SessionCapabilities,
     SessionInfo,
     SessionListCapabilities,
+    SetSessionConfigOptionBooleanRequest,
     SetSessionConfigOptionResponse,
+    SetSessionConfigOptionSelectRequest,
+    SetSessionModeRequest,
     SetSessionModeResponse,
     SseMcpServer,
     TextContentBlock,
     ToolCallUpdate,
 )
+from pydantic import BaseModel
 
 from agent import __version__
 from agent.commands import available_commands, run_prompt
@@ -371,4 +388,280 @@ class DshAgent(Agent):
         log.info("ignoring extension notification %s", method)
 
 
-__all__ = ["AgentConfig", "DshAgent", "prompt_text"]
+# --- the wire, guarded ----------------------------------------------------------------------
+#
+# The SDK's stdio transport buffers a line of any length, and its dispatch assumes every
+# message is a JSON-RPC object: `42`, `"x"`, `null` or a batch array ended its receive loop,
+# and with it dsh-agent. Its router also spreads a request's top-level `_meta` keys over the
+# validated parameters, so `_meta: {"cwd": ...}` would replace a checked `cwd` with a raw
+# value. `GuardedTransport` reads the lines itself and admits only what the SDK can dispatch.
+
+READ_CHUNK_BYTES = 1024 * 1024
+"""The stream reader's own limit: longer lines are read in pieces of about this size."""
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""The largest JSON-RPC message taken in, as the TUI's cap; a longer line is dropped whole."""
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+_HEAD_BYTES = 4096
+_HEAD_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,128}")')
+
+_REQUEST_MODELS: dict[str, tuple[type[BaseModel], ...]] = {
+    "initialize": (InitializeRequest,),
+    "authenticate": (AuthenticateRequest,),
+    "session/new": (NewSessionRequest,),
+    "session/load": (LoadSessionRequest,),
+    "session/list": (ListSessionsRequest,),
+    "session/set_mode": (SetSessionModeRequest,),
+    "session/set_config_option": (
+        SetSessionConfigOptionSelectRequest,
+        SetSessionConfigOptionBooleanRequest,
+    ),
+    "session/prompt": (PromptRequest,),
+    "session/cancel": (CancelNotification,),
+    "session/fork": (ForkSessionRequest,),
+    "session/resume": (ResumeSessionRequest,),
+    "session/close": (CloseSessionRequest,),
+}
+_SHADOWABLE: dict[str, frozenset[str]] = {
+    method: frozenset(name for model in models for name in model.model_fields) - {"field_meta"}
+    for method, models in _REQUEST_MODELS.items()
+}
+_ANY_PARAMETER = frozenset().union(*_SHADOWABLE.values())
+
+
+def shadowing_meta(method: str, params: object) -> list[str]:
+    """The top-level `_meta` keys the SDK would spread over `method`'s parameters."""
+    if not isinstance(params, dict):
+        return []
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        return []
+    names = _SHADOWABLE.get(method, _ANY_PARAMETER)
+    return sorted(key for key in meta if key in names)
+
+
+def _valid_id(value: object) -> bool:
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, int) and not isinstance(value, bool))
+    )
+
+
+def _error(request_id: object, code: int, message: str, reason: str) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": code, "message": message, "data": {"reason": reason}},
+    }
+
+
+def _envelope_problem(message: dict[str, Any]) -> str | None:
+    """What in a decoded object would break the SDK's dispatch, which assumes JSON-RPC."""
+    if "id" in message and not _valid_id(message["id"]):
+        return "its id is not a string, an integer or null"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "its method is not a string"
+        params = message.get("params")
+        if params is not None and not isinstance(params, dict | list):
+            return "its params are neither an object nor an array"
+        return None
+    if "id" not in message:
+        return "it is neither a request, a notification nor a response"
+    if "error" in message and not isinstance(message["error"], dict):
+        return "the error of a response is not an object"
+    return None
+
+
+class GuardedTransport:
+    """Newline-delimited JSON-RPC on asyncio streams, hardened for a hostile client.
+
+    * A line longer than `max_message_bytes` is dropped whole with a log line (a request
+      whose id is in its first bytes gets -32600); memory stays bounded by the cap.
+    * Invalid JSON gets -32700 (id null); a value that is not an object gets -32600.
+    * A batch (an array): ACP has no batches, so none of it is run. An empty array gets one
+      -32600; a non-empty one gets an array of -32600 errors, one per member that is not a
+      notification (JSON-RPC 2.0 sends nothing for notifications, and nothing at all when
+      every member is one).
+    * An object the SDK cannot dispatch (an id that is an object, a method that is not a
+      string, ...) gets -32600.
+    * `_meta` keys that would shadow the method's parameters are dropped, with a log line.
+
+    The connection carries on after each. Sending is the SDK's framing, byte for byte.
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+    ) -> None:
+        self._reader = reader
+        self._writer = writer
+        self.max_message_bytes = max_message_bytes
+        self._lock = asyncio.Lock()
+        self._replies: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    async def send(self, message: dict[str, Any] | list[dict[str, Any]]) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+        async with self._lock:
+            if self._closed:
+                raise ConnectionError("Transport closed")
+            self._writer.write(data)
+            await self._writer.drain()
+
+    async def close(self) -> None:
+        self._closed = True
+        for task in list(self._replies):
+            task.cancel()
+
+    async def receive(self) -> dict[str, Any] | None:
+        while True:
+            line = await self._read_line()
+            if line is None:
+                return None
+            if isinstance(line, int):
+                continue  # dropped (and answered) by _read_line
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                decoded = json.loads(line)
+            except (ValueError, RecursionError):
+                log.warning("refused a line that is not valid JSON (%d bytes)", len(line))
+                self._reply(_error(None, PARSE_ERROR, "Parse error", "the line is not valid JSON"))
+                continue
+            message = self._admit(decoded)
+            if message is not None:
+                return message
+
+    # -- framing ----------------------------------------------------------------------------
+
+    async def _read_line(self) -> bytes | int | None:
+        """One line; the size of a dropped oversized line; None at the end of the stream."""
+        chunks: list[bytes] = []
+        size = 0
+        head = b""
+        while True:
+            last = True
+            try:
+                piece = await self._reader.readuntil(b"\n")
+            except asyncio.LimitOverrunError as exc:
+                piece = await self._reader.readexactly(exc.consumed)
+                last = False
+            except asyncio.IncompleteReadError as exc:
+                piece = exc.partial
+            size += len(piece)
+            if len(head) < _HEAD_BYTES:
+                head += piece[: _HEAD_BYTES - len(head)]
+            if size <= self.max_message_bytes:
+                chunks.append(piece)
+            else:
+                chunks.clear()
+            if last:
+                if size > self.max_message_bytes:
+                    self._oversized(size, head)
+                    return size
+                return b"".join(chunks) if size else None
+
+    def _oversized(self, size: int, head: bytes) -> None:
+        reason = f"a message of {size} bytes is over the limit of {self.max_message_bytes}"
+        log.warning("dropped %s", reason)
+        found = _HEAD_ID.search(head)
+        if found is not None and b'"method"' in head:
+            self._reply(
+                _error(json.loads(found.group(1)), INVALID_REQUEST, "Invalid Request", reason)
+            )
+
+    # -- admission --------------------------------------------------------------------------
+
+    def _admit(self, decoded: object) -> dict[str, Any] | None:
+        """The message to dispatch, or None once it has been answered (or dropped)."""
+        if isinstance(decoded, list):
+            self._refuse_batch(decoded)
+            return None
+        if not isinstance(decoded, dict):
+            kind = "null" if decoded is None else type(decoded).__name__
+            reason = f"a JSON {kind}, not an object"
+            log.warning("refused %s", reason)
+            self._reply(_error(None, INVALID_REQUEST, "Invalid Request", reason))
+            return None
+        problem = _envelope_problem(decoded)
+        if problem is not None:
+            log.warning("refused a message: %s", problem)
+            request_id = decoded.get("id") if _valid_id(decoded.get("id")) else None
+            if "method" in decoded or request_id is None:
+                self._reply(_error(request_id, INVALID_REQUEST, "Invalid Request", problem))
+            return None
+        method = decoded.get("method")
+        if not isinstance(method, str):
+            return decoded  # a response to one of our requests
+        params = decoded.get("params")
+        shadowing = shadowing_meta(method, params)
+        if shadowing and isinstance(params, dict):
+            log.warning(
+                "%s: dropped _meta keys that would replace parameters: %s",
+                method,
+                ", ".join(shadowing),
+            )
+            meta = {k: v for k, v in params["_meta"].items() if k not in shadowing}
+            decoded = {**decoded, "params": {**params, "_meta": meta}}
+        return decoded
+
+    def _refuse_batch(self, batch: list[object]) -> None:
+        log.warning("refused a batch of %d: dsh-agent takes one message per line", len(batch))
+        reason = "batches are not supported: send one JSON-RPC message per line"
+        if not batch:
+            self._reply(_error(None, INVALID_REQUEST, "Invalid Request", "an empty batch"))
+            return
+        errors = []
+        for member in batch:
+            if isinstance(member, dict) and "method" in member and "id" not in member:
+                continue  # a notification: no answer
+            request_id = member.get("id") if isinstance(member, dict) else None
+            if not _valid_id(request_id):
+                request_id = None
+            errors.append(_error(request_id, INVALID_REQUEST, "Invalid Request", reason))
+        if errors:
+            self._reply(errors)
+
+    def _reply(self, message: dict[str, Any] | list[dict[str, Any]]) -> None:
+        """Answer from the receive loop without waiting on the writer."""
+
+        async def send() -> None:
+            try:
+                await self.send(message)
+            except Exception as error:  # the client is gone: nothing to answer
+                log.info("could not answer a refused message: %s", error)
+
+        task = asyncio.get_running_loop().create_task(send())
+        self._replies.add(task)
+        task.add_done_callback(self._replies.discard)
+
+
+async def serve_stdio(agent: DshAgent, *, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
+    """Run `agent` on this process's stdin and stdout through `GuardedTransport`."""
+    from acp.core import AgentSideConnection
+    from acp.stdio import stdio_streams
+
+    reader, writer = await stdio_streams(limit=READ_CHUNK_BYTES)
+    transport = GuardedTransport(reader, writer, max_message_bytes=max_message_bytes)
+    conn = AgentSideConnection(agent, transport, listening=False)
+    try:
+        await conn.listen()
+    finally:
+        await asyncio.shield(conn.close())
+
+
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "AgentConfig",
+    "DshAgent",
+    "GuardedTransport",
+    "prompt_text",
+    "serve_stdio",
+    "shadowing_meta",
+]
