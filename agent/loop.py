@@ -45,6 +45,8 @@ from agent.models.base import (
     TextDelta,
     ToolCallDelta,
     UsageDelta,
+    clean_call_id,
+    clean_tool_name,
 )
 from agent.permissions import (
     Answer,
@@ -214,9 +216,21 @@ async def _model_step(session: AgentSession, model: Model, cancel: asyncio.Event
                 case ToolCallDelta():
                     # What the card needs from the workspace is read now, and logged with the
                     # call, so the card is the same live and on replay (the edit's start line).
-                    meta = call_meta(delta.name, delta.arguments, session.cwd)
-                    call_id = _unique_id(session, delta.id)
-                    call = ToolCall(call_id, delta.name, delta.arguments, meta)
+                    # The id and name come from an untrusted server and reach the wire: cleaned.
+                    name = clean_tool_name(delta.name)
+                    cleaned_id = clean_call_id(delta.id)
+                    if (cleaned_id, name) != (delta.id, delta.name):
+                        log.warning(
+                            "the model sent a tool call id or name with unsafe characters "
+                            "(%r, %r): used as (%r, %r)",
+                            delta.id[:200],
+                            delta.name[:200],
+                            cleaned_id,
+                            name,
+                        )
+                    meta = call_meta(name, delta.arguments, session.cwd)
+                    call_id = _unique_id(session, cleaned_id)
+                    call = ToolCall(call_id, name, delta.arguments, meta)
                     session.emit(call)
                     calls.append(call)
                 case UsageDelta():

@@ -46,6 +46,36 @@ class ToolCallDelta:
     arguments: str  # the JSON text, exactly as the model produced it
 
 
+# A model server is as untrusted as a client: a tool call's id and name reach the wire (the
+# id keys the client's card and may be shown), so escapes in them must never get through.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|[\x1b][\]PX^_].*?(?:\x07|\x1b\\|\x9c|\Z)"  # OSC, DCS, SOS, PM, APC strings
+    r"|[\x90\x98\x9d\x9e\x9f].*?(?:\x07|\x1b\\|\x9c|\Z)"  # ... in their 8-bit forms
+    r"|\x1b.?",  # any other escape
+    re.DOTALL,
+)
+_ID_CHARS = re.compile(r"[^A-Za-z0-9._:+=@-]")
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
+MAX_CALL_ID_CHARS = 128
+MAX_TOOL_NAME_CHARS = 64
+
+
+def clean_call_id(raw: str) -> str:
+    """A model's tool-call id with escape sequences and every character outside
+    `A-Z a-z 0-9 . _ : + = @ -` removed (controls, C1, bidi and invisible characters
+    included), at most 128 characters. Empty when nothing is left: the caller generates one."""
+    return _ID_CHARS.sub("", _ESCAPES.sub("", raw))[:MAX_CALL_ID_CHARS]
+
+
+def clean_tool_name(raw: str) -> str:
+    """A model's tool name made safe to show: each escape sequence or character outside
+    `A-Z a-z 0-9 _ . -` becomes `?`, at most 64 characters. A name that needed cleaning can
+    never equal a real tool's, so such a call fails as an unknown tool."""
+    return _NAME_CHARS.sub("?", _ESCAPES.sub("?", raw))[:MAX_TOOL_NAME_CHARS] or "?"
+
+
 @dataclass(frozen=True, slots=True)
 class UsageDelta:
     """Token counts for one model call."""
