@@ -72,6 +72,10 @@ for models that do not say (the Model protocol carries no window size)."""
 
 ABORTED_BEFORE_DISPATCH = "tool call aborted before dispatch"
 ABORTED_BY_SHUTDOWN = "tool call aborted: dsh-agent stopped (the client went away)"
+ABANDONED = "tool call aborted: it did not stop after the cancel, so it was abandoned"
+TOOL_ABANDON_S = 4.0
+"""After a cancel, how long a running tool may take to stop before the turn abandons it (bash
+needs up to its kill grace plus pipe drains; a tool stuck in a system call never stops)."""
 TOOL_SPECS = openai_tool_specs()
 
 SYSTEM_PROMPT = """\
@@ -404,13 +408,41 @@ async def _execute(session: AgentSession, planned: _Planned, cancel: asyncio.Eve
         if planned.path is None or planned.resolved is None
         else {planned.path: planned.resolved},
     )
+    running = asyncio.ensure_future(planned.tool.execute(planned.args, context))
     try:
-        return await planned.tool.execute(planned.args, context)
+        return await _settle(running, cancel, planned.call.name)
     except asyncio.CancelledError:
+        running.cancel()
         raise
     except Exception as error:  # a tool bug is the model's problem to read, not a crash
         log.exception("tool %s raised", planned.call.name)
         return ToolResult.error(f"{planned.call.name} failed: {type(error).__name__}: {error}")
+
+
+async def _settle(
+    running: asyncio.Future[ToolResult], cancel: asyncio.Event, name: str
+) -> ToolResult:
+    """The tool's result; after a cancel, at most TOOL_ABANDON_S more of waiting.
+
+    A tool that ignores the cancel (a read stuck in a hung file system, say) is abandoned,
+    so the turn ends and the session answers its next prompt; its thread, if any, is a
+    daemon and holds nothing the session needs.
+    """
+    waiter: asyncio.Future[Any] = asyncio.ensure_future(cancel.wait())
+    racing: set[asyncio.Future[Any]] = {running, waiter}
+    try:
+        await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+        if not running.done():
+            await asyncio.wait({running}, timeout=TOOL_ABANDON_S)
+        if not running.done():
+            log.warning(
+                "tool %s did not stop %.0f s after the cancel; abandoned", name, TOOL_ABANDON_S
+            )
+            running.cancel()
+            return ToolResult.error(ABANDONED)
+        return running.result()
+    finally:
+        waiter.cancel()
 
 
 __all__ = [

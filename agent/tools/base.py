@@ -9,17 +9,20 @@ both the model and the user see.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from agent.jsonvalue import JsonObject, JsonValue
 from agent.views import PlanItem, ToolCallView, ToolResultView
 
 ERROR_PREFIX = "Error: "
+_T = TypeVar("_T")
 
 
 def error_text(message: str) -> str:
@@ -69,6 +72,38 @@ class ToolContext:
         Raises PathArgError (a ToolArgsError) for a path that cannot name a file."""
         known = self.resolved.get(path)
         return Path(known if known is not None else resolve_path(str(self.cwd), path))
+
+
+async def run_blocking(func: Callable[..., _T], *args: object) -> _T:
+    """Run blocking file work in a daemon thread and await its result.
+
+    Unlike `asyncio.to_thread`, a call that never returns (a hung file system) holds no
+    executor thread that interpreter exit would wait for, so the agent still exits when its
+    client goes away, and the awaiting call can be abandoned (cancelled) at any time.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[_T] = loop.create_future()
+
+    def settle(value: _T | None, error: BaseException | None) -> None:
+        if future.done():
+            return  # abandoned
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)  # type: ignore[arg-type]
+
+    def work() -> None:
+        try:
+            value = func(*args)
+        except BaseException as error:
+            with contextlib.suppress(RuntimeError):  # the loop is gone
+                loop.call_soon_threadsafe(settle, None, error)
+        else:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(settle, value, None)
+
+    threading.Thread(target=work, name="dsh-tool-io", daemon=True).start()
+    return await future
 
 
 class Tool(Protocol):

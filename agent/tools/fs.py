@@ -8,7 +8,7 @@ a file that changed on disk since the agent last saw it instead of silently losi
 
 from __future__ import annotations
 
-import asyncio
+import codecs
 import contextlib
 import hashlib
 import os
@@ -17,6 +17,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from agent.jsonvalue import JsonObject, JsonValue
 from agent.tools.base import (
@@ -26,6 +27,7 @@ from agent.tools.base import (
     arg_bool,
     arg_int,
     require_str,
+    run_blocking,
 )
 from agent.tools.hunks import (
     applied_hunks,
@@ -49,6 +51,10 @@ READ_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 MAX_READ_BYTES = 50 * 1024
 _SNIFF_BYTES = 8192
+_LINE_PIECE_BYTES = MAX_LINE_CHARS * 4 + 4
+"""What read keeps of one line: enough bytes for MAX_LINE_CHARS characters of any width."""
+_SKIP_BYTES = 1024 * 1024
+"""The rest of a longer line is hashed in pieces of this size and not kept."""
 _INSPECT_MAX_BYTES = 16 * 1024 * 1024
 """Beyond this an edit's call card goes without a start line rather than read the file."""
 
@@ -72,17 +78,40 @@ def _file_path(args: Mapping[str, object]) -> str:
     return path
 
 
-def _check_file(path: Path) -> None:
-    if path.is_dir():
-        raise FsError(f"{path} is a directory, not a file")
-    if not path.exists():
-        raise FsError(f"file not found: {path}")
+def open_regular(path: Path) -> BinaryIO:
+    """Open `path` for reading if it is a regular file; FsError otherwise.
+
+    Opened with O_NONBLOCK and checked with fstat before any read, so a FIFO, socket or
+    device in the workspace is refused at once instead of blocking the call for ever (a FIFO
+    with no writer blocks a plain open, and a read of /dev/zero never ends).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise FsError(f"file not found: {path}") from None
+    except OSError as exc:
+        raise FsError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise FsError(f"{path} is a directory, not a file")
+        if not stat.S_ISREG(mode):
+            raise FsError(
+                f"{path} is not a regular file (a FIFO, socket or device); "
+                "the file tools work on regular files only"
+            )
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _read_bytes(path: Path) -> bytes:
-    _check_file(path)
     try:
-        return path.read_bytes()
+        with open_regular(path) as handle:
+            return handle.read()
     except OSError as exc:
         raise FsError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -140,26 +169,38 @@ def _read_window(path: Path, offset: int, limit: int) -> tuple[str, str]:
     """Number the lines of one window; returns (model text, digest of the whole file).
 
     The file is streamed line by line so a huge log costs memory for the window only; the
-    whole file is still hashed for the edit staleness check and counted for the footer.
+    whole file is still hashed for the edit staleness check and counted for the footer. Each
+    line is read with a bounded `readline`: past the bytes its shown part needs, the rest of a
+    long line is hashed in pieces and never held, so a one-line 300 MB file costs no more
+    memory than a short one.
     """
-    _check_file(path)
     digest = hashlib.sha256()
     shown: list[str] = []
     used = 0
     capped = False
     total = 0
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             if b"\0" in handle.read(_SNIFF_BYTES):
                 raise FsError(f"{path} is a binary file; read shows text files only")
             handle.seek(0)
-            for raw in handle:
+            while raw := handle.readline(_LINE_PIECE_BYTES):
                 digest.update(raw)
                 total += 1
+                cut = len(raw) == _LINE_PIECE_BYTES and not raw.endswith(b"\n")
+                while cut and (rest := handle.readline(_SKIP_BYTES)):
+                    digest.update(rest)
+                    if rest.endswith(b"\n"):
+                        break
                 if total < offset or len(shown) >= limit or capped:
                     continue
                 try:
-                    line = raw.decode("utf-8")
+                    # A cut piece may end inside a character: keep the complete ones.
+                    line = (
+                        codecs.getincrementaldecoder("utf-8")().decode(raw, final=False)
+                        if cut
+                        else raw.decode("utf-8")
+                    )
                 except UnicodeDecodeError:
                     raise FsError(
                         f"{path} is not valid UTF-8 text (line {total}); "
@@ -260,7 +301,7 @@ class ReadTool:
         try:
             parsed = _read_args(args)
             path = ctx.resolve(parsed.file_path)
-            text, digest = await asyncio.to_thread(
+            text, digest = await run_blocking(
                 _read_window, path, parsed.offset or 1, parsed.limit or READ_LIMIT
             )
         except (ToolArgsError, FsError) as exc:
@@ -283,12 +324,10 @@ def _write_file(path: Path, content: str) -> tuple[str | None, bool, str]:
     before: str | None = None
     existed = path.exists()
     if existed:
-        try:
-            before = _lf(path.read_bytes().decode("utf-8"))
+        try:  # a FIFO, socket or device is refused here, before anything replaces it
+            before = _lf(_read_bytes(path).decode("utf-8"))
         except UnicodeDecodeError:
             before = None
-        except OSError as exc:
-            raise FsError(f"cannot read {path}: {exc.strerror or exc}") from None
     data = content.encode("utf-8")
     try:
         atomic_write(path, data)
@@ -358,7 +397,7 @@ class WriteTool:
         try:
             file_path, content = _write_args(args)
             path = ctx.resolve(file_path)
-            before, existed, digest = await asyncio.to_thread(_write_file, path, content)
+            before, existed, digest = await run_blocking(_write_file, path, content)
         except (ToolArgsError, FsError) as exc:
             return ToolResult.error(str(exc))
         ctx.read_stamps[str(path)] = digest
@@ -470,8 +509,9 @@ class EditTool:
             path = ctx.resolve(parsed.file_path)
             if path.stat().st_size > _INSPECT_MAX_BYTES:
                 return None
-            text = path.read_bytes().decode("utf-8")
-        except (ToolArgsError, OSError, UnicodeDecodeError):
+            with open_regular(path) as handle:  # never blocks on a FIFO: this runs in the loop
+                text = handle.read(_INSPECT_MAX_BYTES + 1).decode("utf-8")
+        except (ToolArgsError, FsError, OSError, UnicodeDecodeError):
             return None
         line = snippet_line(text, parsed.old_string)
         return None if line is None else {"line": line}
@@ -523,7 +563,7 @@ class EditTool:
             if parsed.old_string == parsed.new_string:
                 raise ToolArgsError("old_string and new_string are identical; nothing to change")
             path = ctx.resolve(parsed.file_path)
-            before, after, count, digest = await asyncio.to_thread(
+            before, after, count, digest = await run_blocking(
                 _edit_file, path, parsed, ctx.read_stamps.get(str(path))
             )
         except (ToolArgsError, FsError) as exc:

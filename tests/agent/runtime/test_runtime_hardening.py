@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
+import stat
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
-from runtime_support import scenario_file
-from wire_support import agent
+from runtime_support import Connect, scenario_file, scripted
+from wire_support import agent, final_updates, new_session, prompt
 
 from agent.log import SessionNotFound, SessionStore, valid_session_id
 from agent.models.base import clean_call_id, clean_tool_name
+from agent.tools import ALL_TOOLS
+from agent.tools.base import ToolResult, run_blocking
 
 
 @pytest.mark.parametrize("session_id", ["abc\n", "abc\r\n", "\nabc", "a/b", "", "a" * 129])
@@ -105,3 +111,131 @@ async def test_hostile_tool_call_ids_and_names_never_reach_the_wire(
     # The two renamed calls fail as unknown tools; the real bash and read still run.
     assert [final[i]["status"] for i in ids] == ["failed", "failed", "completed", "failed"]
     assert "unknown tool" in json.dumps(final[ids[0]])
+
+
+# --- item 8: a FIFO in the workspace, and a tool that hangs ----------------------------------
+
+
+async def test_a_fifo_in_the_workspace_is_refused_and_the_session_goes_on(
+    tmp_path: Path, workspace: Path
+) -> None:
+    fifo = workspace / "pipe"
+    os.mkfifo(fifo)
+    turns = [
+        [
+            [
+                {"tool_call": {"name": "read", "arguments": {"file_path": "pipe"}}},
+                {
+                    "tool_call": {
+                        "name": "edit",
+                        "arguments": {"file_path": "pipe", "old_string": "a", "new_string": "b"},
+                    }
+                },
+                {
+                    "tool_call": {
+                        "name": "write",
+                        "arguments": {"file_path": "pipe", "content": "x"},
+                    }
+                },
+            ],
+            [{"text": "first done"}],
+        ],
+        [[{"text": ["second answered"]}]],
+    ]
+    path = tmp_path / "fifo.json"
+    path.write_text(json.dumps({"name": "fifo", "turns": turns}))
+    async with agent(tmp_path, "--scenario", str(path), "--mode", "full-access") as dsh:
+        await dsh.initialize()
+        session_id = await new_session(dsh, workspace)
+        response, seen = await prompt(dsh, session_id, "go", 3, timeout=20)
+        assert response["result"]["stopReason"] == "end_turn"
+        final = final_updates(seen)
+        assert [final[f"call_{n}"]["status"] for n in (1, 2, 3)] == ["failed"] * 3
+        assert all("not a regular file" in json.dumps(final[f"call_{n}"]) for n in (1, 2, 3))
+        response, seen = await prompt(dsh, session_id, "again", 4, timeout=20)
+        assert response["result"]["stopReason"] == "end_turn"
+        assert "second answered" in json.dumps(seen)
+        assert dsh.process.stdin is not None
+        dsh.process.stdin.close()
+        await asyncio.wait_for(dsh.process.wait(), 20)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # nothing replaced it
+
+
+class HangingTool:
+    """A tool stuck in a blocking call that no cancel reaches."""
+
+    name = "hang"
+    read_only = True
+    description = "hangs"
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+    started = threading.Event()
+    release = threading.Event()
+
+    def present_call(self, args: Any) -> None:
+        return None
+
+    def present_result(self, args: Any, result: Any) -> None:
+        return None
+
+    async def execute(self, args: Any, ctx: Any) -> ToolResult:
+        def block() -> None:
+            self.started.set()
+            self.release.wait(60)
+
+        await run_blocking(block)
+        return ToolResult("finished")
+
+
+async def test_a_hung_tool_does_not_wedge_the_session(
+    connect: Connect, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent.loop
+
+    hanging = HangingTool()
+    monkeypatch.setattr(agent.loop, "ALL_TOOLS", {**ALL_TOOLS, "hang": hanging})
+    monkeypatch.setattr(agent.loop, "TOOL_ABANDON_S", 0.2)
+    monkeypatch.setattr("agent.session.CANCEL_GRACE_S", 10.0)
+    turns = [
+        [[{"tool_call": {"name": "hang", "arguments": {}}}], [{"text": "never"}]],
+        [[{"text": "second answered"}]],
+    ]
+    path = tmp_path / "hang.json"
+    path.write_text(json.dumps({"name": "hang", "turns": turns}))
+    try:
+        async with connect(model=scripted(str(path))) as harness:
+            sid = await harness.new()
+            first = asyncio.create_task(harness.prompt(sid, "go"))
+            await asyncio.to_thread(hanging.started.wait, 10)
+            await harness.conn.cancel(session_id=sid)
+            assert await asyncio.wait_for(first, 10) == "cancelled"
+            assert await asyncio.wait_for(harness.prompt(sid, "again"), 10) == "end_turn"
+            assert "second answered" in harness.client.text(sid)
+            assert harness.client.results(sid)["call_1"]["status"] == "failed"
+    finally:
+        hanging.release.set()
+
+
+# --- item 11: read of a huge single-line file ---------------------------------------------------
+
+
+async def test_read_of_a_300_mb_single_line_file_stays_small(
+    tmp_path: Path, workspace: Path
+) -> None:
+    big = workspace / "big.txt"
+    with big.open("wb") as handle:
+        block = b"x" * (1024 * 1024)
+        for _ in range(300):
+            handle.write(block)
+    steps = [[{"tool_call": {"name": "read", "arguments": {"file_path": "big.txt"}}}], []]
+    scenario = scenario_file(tmp_path, steps)
+    async with agent(tmp_path, "--scenario", scenario) as dsh:
+        await dsh.initialize()
+        session_id = await new_session(dsh, workspace)
+        before = dsh.peak_rss()
+        response, seen = await prompt(dsh, session_id, "go", 3, timeout=120)
+        grown = dsh.peak_rss() - before
+    assert response["result"]["stopReason"] == "end_turn"
+    text = json.dumps(final_updates(seen)["call_1"])
+    assert "line truncated to 2000 characters" in text
+    assert "End of file - total 1 lines" in text
+    assert grown < 48 * 1024 * 1024, grown

@@ -83,3 +83,48 @@ async def agent(tmp_path: Path, *args: str) -> AsyncIterator[Agent]:
         except TimeoutError:
             process.kill()
             await process.wait()
+
+
+async def new_session(dsh: Agent, cwd: Path, request_id: int = 2) -> str:
+    await dsh.send(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "session/new",
+            "params": {"cwd": str(cwd), "mcpServers": []},
+        }
+    )
+    response = await dsh.response(request_id)
+    session_id: str = response["result"]["sessionId"]
+    return session_id
+
+
+async def prompt(
+    dsh: Agent, session_id: str, text: str, request_id: int, timeout: float = 60
+) -> tuple[Any, list[Any]]:
+    """Send a prompt; (its response, every message seen until it)."""
+    await dsh.send(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "session/prompt",
+            "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+        }
+    )
+    seen: list[Any] = []
+    while True:
+        message = await dsh.read(timeout)
+        seen.append(message)
+        if isinstance(message, dict) and message.get("id") == request_id:
+            return message, seen
+
+
+def final_updates(seen: list[Any]) -> dict[str, Any]:
+    """The last tool_call_update with a status, per tool call id."""
+    final: dict[str, Any] = {}
+    for message in seen:
+        if isinstance(message, dict) and message.get("method") == "session/update":
+            update = message["params"]["update"]
+            if update.get("sessionUpdate") == "tool_call_update" and "status" in update:
+                final[update["toolCallId"]] = update
+    return final
