@@ -15,8 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import TtyApp
 
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((140, 45), id="140x45")]
-
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:

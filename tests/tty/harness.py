@@ -60,6 +60,14 @@ KEYS: dict[str, bytes] = {
     "ctrl+l": b"\x0c",
 }
 
+# The sizes the issue asks for where size matters: (columns, rows).
+SIZES = [(80, 24), (140, 45)]
+
+
+def size_id(size: tuple[int, int]) -> str:
+    return f"{size[0]}x{size[1]}"
+
+
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
 

@@ -13,8 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SIZES
-from harness import TtyApp, agent_command, header_ready, script_agent_command, turns_ended
+from harness import (
+    SIZES,
+    TtyApp,
+    agent_command,
+    header_ready,
+    script_agent_command,
+    size_id,
+    turns_ended,
+)
 from harness import wait_until as wait_for_file
 from loads import TOKEN, nonce, tall_reply, tool_calls, word_stream
 
@@ -59,7 +66,7 @@ def wait_tokens_still(app: TtyApp, quiet: float = 0.4, timeout: float = 15.0) ->
     return last
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_reply_three_screens_tall_ends_on_screen(
     tty: Start, home: Path, size: tuple[int, int]
 ) -> None:
@@ -73,7 +80,7 @@ def test_reply_three_screens_tall_ends_on_screen(
     app.wait_for(marker, timeout=RENDER)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_burst_of_100_tool_calls_ends_on_screen(
     tty: Start, home: Path, size: tuple[int, int]
 ) -> None:
@@ -85,7 +92,7 @@ def test_burst_of_100_tool_calls_ends_on_screen(
     app.wait_for(marker, timeout=RENDER)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_command_printing_100000_lines_ends_on_screen(
     tty: Start, home: Path, size: tuple[int, int]
 ) -> None:
@@ -107,7 +114,7 @@ def _output_then_summary(last_output: str, summary: str) -> Callable[[list[str]]
     return check
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_offline_demo_ends_on_screen(tty: Start, home: Path, size: tuple[int, int]) -> None:
     """The demo in full-access mode: its last text line ends with "a real model."."""
     app = tty(["--agent", agent_command("--mode", "full-access")], size=size)
@@ -138,7 +145,7 @@ def stream_app(tty: Start, home: Path, size: tuple[int, int]) -> tuple[TtyApp, s
     return app, marker, done, screenful
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_page_up_during_a_stream_holds_the_view_still(
     tty: Start, home: Path, size: tuple[int, int]
 ) -> None:

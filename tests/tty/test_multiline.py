@@ -9,8 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SIZES
-from harness import TtyApp, agent_command, header_ready, turns_ended
+from harness import SIZES, TtyApp, agent_command, header_ready, size_id, turns_ended
 from harness import wait_until as wait_for_file
 
 Start = Callable[..., TtyApp]
@@ -95,7 +94,7 @@ def test_pasted_write_creates_the_file_with_the_pasted_lines(tty: Start, home: P
 ROW = re.compile(r"\brow (\d\d)\b")
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_prompt_grows_to_about_eight_lines_then_scrolls(tty: Start, size: tuple[int, int]) -> None:
     app = started(tty, size=size)
     app.paste("\n".join(f"row {i:02d}" for i in range(1, 4)))
