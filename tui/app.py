@@ -8,36 +8,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from acp import RequestError
-from acp.schema import (
-    ConfigOptionUpdate,
-    CurrentModeUpdate,
-    PermissionOption,
-    RequestPermissionResponse,
-    SessionInfo,
-    ToolCallUpdate,
-)
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, Input
+from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from tui.agent_log import new_agent_log
-from tui.connection import (
-    AgentFailed,
-    AgentSession,
-    LaunchSpec,
-    SessionUpdate,
-    can_load,
-    open_session,
-)
+from tui.capabilities import can_load
 from tui.heap import freeze_startup_heap
+from tui.history import PromptHistory
+from tui.keys import register_alt_enter
+from tui.launch import AgentFailed, AgentProcess, LaunchSpec
 from tui.permissions import PendingPermission
 from tui.state import Change, Conversation, SessionChanged
 from tui.widgets.capabilities import CapabilitiesScreen
@@ -45,15 +35,35 @@ from tui.widgets.choice import ChoiceScreen
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_review import DiffReviewScreen
-from tui.widgets.failure import AgentFailedScreen
+from tui.widgets.failure import AgentFailedScreen, exit_text
 from tui.widgets.header import HeaderInfo, SessionHeader
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.plan import PlanView
+from tui.widgets.prompt import KEYS_HINT, PromptArea
+from tui.widgets.queued import QueuedPrompts
 from tui.widgets.status import StatusLine
+
+# The ACP SDK (its pydantic schema takes 0.3–0.7 s to import) and tui.connection, which needs it,
+# are imported by run_acp once the agent is starting: the first frame needs only Textual. The
+# modules above import the SDK only for annotations, or inside the functions that use it.
+if TYPE_CHECKING:
+    from acp.schema import PermissionOption, RequestPermissionResponse, SessionInfo, ToolCallUpdate
+
+    from tui.connection import AgentSession, SessionUpdate
 
 log = logging.getLogger(__name__)
 
 DEFAULT_AGENT = "dsh-agent"
+CONNECTING_PLACEHOLDER = "Connecting to the agent… type ahead: enter queues the prompt"
+READY_PLACEHOLDER = f"Message the agent · {KEYS_HINT}"
+WORKING_PLACEHOLDER = "Working… esc cancels · enter queues the next prompt"
+
+
+async def import_connection() -> None:
+    """Import tui.connection, and with it the SDK, in a thread: the loop keeps drawing the
+    first frame and reading keys meanwhile. Quick once imported (tests, a retry)."""
+    if "tui.connection" not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, "tui.connection")
 
 
 @dataclass(frozen=True)
@@ -65,9 +75,12 @@ class AppConfig:
     theme: str = "textual-dark"
     allow_dirs: tuple[Path, ...] = ()
     resume: str | None = None  # None: new session; "": pick from the list; else a session id
-    # Freeze the heap once the first screen is up (tui/heap.py). The CLI sets it; tests leave it
+    # Freeze the heap once the session is up (tui/heap.py). The CLI sets it; tests leave it
     # off, since a test process runs many apps and would keep every one of them.
     freeze_heap: bool = False
+    # The agent the CLI started before importing the UI, or why it could not start
+    # (tui/cli.py): taken by the first connection only; a retry starts a new one.
+    started: AgentProcess | AgentFailed | None = field(default=None, compare=False, repr=False)
 
 
 def session_label(info: SessionInfo) -> str:
@@ -96,12 +109,11 @@ class DshApp(App[None]):
         Binding("tab", "complete_command", "Complete", show=False, priority=True),
         Binding("pageup", "page_transcript(-1)", "Scroll up", show=False),
         Binding("pagedown", "page_transcript(1)", "Scroll down", show=False),
+        Binding("ctrl+end", "transcript_end", "End", show=False, priority=True),
     ]
     CSS = """
     Screen { layout: vertical; }
     #bottom { dock: bottom; height: auto; margin-bottom: 1; }
-    #prompt { border: round $primary; }
-    #prompt:disabled { border: round $panel-lighten-2; }
     """
 
     def __init__(self, config: AppConfig | None = None) -> None:
@@ -115,7 +127,11 @@ class DshApp(App[None]):
         self.failure: AgentFailed | None = None
         self.turn_running = False
         self.turns_completed = 0
-        self._prompts: asyncio.Queue[str] = asyncio.Queue()
+        # Prompts sent with Enter wait here until the session is ready and no turn runs.
+        self.queued: list[str] = []
+        self._queue_changed = asyncio.Event()
+        self.history = PromptHistory.for_workspace(self.config.cwd)
+        register_alt_enter()
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
         self._permissions: list[PendingPermission] = []
@@ -129,13 +145,23 @@ class DshApp(App[None]):
         with Vertical(id="bottom"):
             yield PlanView(id="plan")
             yield CommandMenu(id="commands")
-            yield Input(placeholder="Connecting to the agent…", id="prompt", disabled=True)
+            yield QueuedPrompts(id="queued")
+            yield PromptArea(
+                self.history,
+                self.take_back_queued,
+                placeholder=CONNECTING_PLACEHOLDER,
+                id="prompt",
+            )
             yield StatusLine(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
-        if self.config.freeze_heap:
-            self.call_after_refresh(freeze_startup_heap)
+        self._prestarted = self.config.started
+        self._heap_frozen = not self.config.freeze_heap
+        self._first_frame_drawn = False
+        # The prompt has focus from the first frame: what is typed before the agent answers
+        # is kept. (Not App.AUTO_FOCUS: pushed screens would look for a prompt too.)
+        self.query_one(PromptArea).focus()
         self.start_agent(self.config.resume)
         if self.animation_level != "none":
             self._spinner_frame = 0
@@ -177,24 +203,33 @@ class DshApp(App[None]):
 
     @work(name="acp", group="acp", exclusive=True, exit_on_error=False)
     async def run_acp(self) -> None:
+        started, self._prestarted = self._prestarted, None
         try:
-            spec = LaunchSpec.from_command(
-                self.config.agent_command,
-                self.config.cwd,
-                new_agent_log(self.config.log_dir),
-                self.config.terminal,
-                self.config.allow_dirs,
-            )
+            spec = started.spec if started is not None else self.launch_spec()
         except ValueError as error:
             self.notify(str(error), severity="error")
             return
         self.query_one(SessionHeader).show_connecting(spec.command_line)
+        process: AgentProcess | None = None
         try:
-            async with open_session(spec, self, self._resume, self.choose_session) as session:
+            if isinstance(started, AgentFailed):
+                raise started
+            # Start the agent first: its own start-up overlaps the SDK import below.
+            process = started or AgentProcess.start(spec)
+            await self.first_frame()
+            await import_connection()
+            from tui.connection import open_session
+
+            async with open_session(
+                spec, self, self._resume, self.choose_session, process
+            ) as session:
                 self.session = session
                 self._on_connected(session)
+                if not self._heap_frozen:
+                    self._heap_frozen = True
+                    self.call_after_refresh(freeze_startup_heap)
                 while True:
-                    text = await self._prompts.get()
+                    text = await self._next_queued()
                     await self._run_turn(session, text)
         except AgentFailed as failure:
             self._on_failed(failure)
@@ -205,11 +240,42 @@ class DshApp(App[None]):
         finally:
             self.session = None
             self.turn_running = False
+            if process is not None:
+                process.discard()  # only if open_session never took it (cancelled before)
+
+    async def first_frame(self) -> None:
+        """Wait until the screen has been drawn once: a thread importing the SDK would otherwise
+        hold the interpreter while the first frame waits."""
+        if not self._first_frame_drawn:
+            drawn = asyncio.Event()
+            self.call_after_refresh(drawn.set)
+            await drawn.wait()
+            self._first_frame_drawn = True
+
+    def launch_spec(self) -> LaunchSpec:
+        """How to start the configured agent, with a fresh stderr log. Raises ValueError."""
+        return LaunchSpec.from_command(
+            self.config.agent_command,
+            self.config.cwd,
+            new_agent_log(self.config.log_dir),
+            self.config.terminal,
+            self.config.allow_dirs,
+        )
+
+    async def _next_queued(self) -> str:
+        """The oldest queued prompt, once there is one."""
+        while not self.queued:
+            self._queue_changed.clear()
+            await self._queue_changed.wait()
+        text = self.queued.pop(0)
+        self._show_queue()
+        return text
 
     async def _run_turn(self, session: AgentSession, text: str) -> None:
         self.turn_running = True
-        prompt = self.query_one("#prompt", Input)
-        prompt.placeholder = "Working… (esc to cancel)"
+        prompt = self.query_one(PromptArea)
+        prompt.placeholder = WORKING_PLACEHOLDER
+        self._apply(self.conversation.add_prompt(text))
         try:
             response = await session.prompt(text)
             if response.stop_reason != "end_turn":
@@ -217,7 +283,8 @@ class DshApp(App[None]):
         finally:
             self.turn_running = False
             self.turns_completed += 1
-            prompt.placeholder = "Message the agent"
+            prompt.placeholder = READY_PLACEHOLDER
+            self._show_queue()
 
     def _on_connected(self, session: AgentSession) -> None:
         self.transcript.terminals = session.client.terminals
@@ -225,10 +292,11 @@ class DshApp(App[None]):
         self._agent_can_load = can_load(session.init)
         self.conversation.start_session(session.session.modes, session.session.config_options or [])
         self.refresh_header()
-        prompt = self.query_one("#prompt", Input)
+        prompt = self.query_one(PromptArea)
         prompt.disabled = False
-        prompt.placeholder = "Message the agent"
+        prompt.placeholder = READY_PLACEHOLDER
         prompt.focus()
+        self._show_queue()
 
     def refresh_header(self) -> None:
         session = self.session
@@ -261,15 +329,25 @@ class DshApp(App[None]):
             self.query_one(CommandMenu).commands = self.conversation.commands
 
     def _on_failed(self, failure: AgentFailed) -> None:
-        log.error("agent failed: %s (exit %s)", failure.reason, failure.exit_code)
+        log.error(
+            "agent failed: %s\n  command: %s\n  executable: %s\n  exit: %s\n  agent log: %s"
+            "\n  stderr (last lines):\n%s",
+            failure.reason,
+            failure.spec.command_line,
+            failure.spec.program or "(none found)",
+            exit_text(failure),
+            failure.spec.log_path,
+            failure.stderr_tail or "(empty)",
+        )
         self.failure = failure
-        self.query_one("#prompt", Input).disabled = True
+        self.query_one(PromptArea).disabled = True
+        self.take_back_all_queued()
         self.cancel_permissions()
         self._apply(self.conversation.settle_unfinished())
         if self._quitting:
             return
         self._apply(
-            self.conversation.notice(f"{failure.reason} (exit {failure.exit_code})", "error")
+            self.conversation.notice(f"{failure.reason} (exit: {exit_text(failure)})", "error")
         )
 
         last_session = self._last_session_id
@@ -312,18 +390,21 @@ class DshApp(App[None]):
     def _show_permission(self, request: PendingPermission) -> None:
         card = self.conversation.tool_calls.get(request.tool_call.tool_call_id)
         panel = PermissionPanel(request, self.config.cwd, card.content if card else None)
-        self.query_one("#prompt", Input).display = False
+        self.query_one(PromptArea).display = False
         self.query_one("#bottom").mount(panel, before=self.query_one("#prompt"))
         panel.focus()
 
     def _close_permission(self, request: PendingPermission) -> None:
+        # Drop focus before the panel leaves: Textual would hand it to the last focusable
+        # widget before the panel, inside the transcript, and scroll the transcript to it.
+        self.screen.set_focus(None)
         for panel in self.query(PermissionPanel):
             if panel.request is request:
                 panel.remove()
         if self._permissions:
             self._show_permission(self._permissions[0])
         else:
-            prompt = self.query_one("#prompt", Input)
+            prompt = self.query_one(PromptArea)
             prompt.display = True
             prompt.focus()
 
@@ -359,25 +440,55 @@ class DshApp(App[None]):
 
     # -- input and actions --------------------------------------------------------------
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if not text or self.session is None:
+    def on_prompt_area_submitted(self, event: PromptArea.Submitted) -> None:
+        """Queue the prompt: it is sent once the session is ready and no turn runs, so what
+        is typed before the agent answers, or during a turn, is never lost."""
+        text = event.text.strip()
+        if not text:
             return
-        if self.turn_running:
-            self.notify("A turn is running: wait for it, or press esc to cancel it.")
-            return
-        event.input.value = ""
-        self._apply(self.conversation.add_prompt(text))
-        self._prompts.put_nowait(text)
+        event.prompt.clear()
+        self.history.add(text)
+        self.queued.append(text)
+        self._queue_changed.set()
+        self._show_queue()
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "prompt":
-            self.query_one(CommandMenu).typed = event.value
+    def on_prompt_area_end_requested(self, event: PromptArea.EndRequested) -> None:
+        self.action_transcript_end()
+
+    def on_text_area_changed(self, event: PromptArea.Changed) -> None:
+        if isinstance(event.text_area, PromptArea):
+            self.query_one(CommandMenu).typed = event.text_area.text
+
+    def _show_queue(self) -> None:
+        """Show the prompts that wait; one about to be sent to an idle session is not shown."""
+        waiting = self.session is None or self.turn_running
+        self.query_one(QueuedPrompts).show(self.queued if waiting else [])
+
+    def take_back_queued(self) -> str | None:
+        """The newest queued prompt, out of the queue and back to the prompt for editing."""
+        if not self.queued:
+            return None
+        text = self.queued.pop()
+        self._show_queue()
+        return text
+
+    def take_back_all_queued(self) -> None:
+        """Return every queued prompt to the prompt box, unsent, before what is typed there."""
+        if not self.queued:
+            return
+        prompt = self.query_one(PromptArea)
+        prompt.load("\n".join([*self.queued, prompt.text]).rstrip("\n"))
+        self.queued.clear()
+        self._show_queue()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "complete_command":
             return self.query_one(CommandMenu).completion() is not None
         return True
+
+    def action_transcript_end(self) -> None:
+        """Ctrl+End, or End on an empty prompt: the end of the transcript, followed again."""
+        self.transcript.jump_to_end()
 
     def action_page_transcript(self, direction: int) -> None:
         """Page through the transcript from the prompt. Paging up past the top brings back
@@ -393,9 +504,7 @@ class DshApp(App[None]):
     def action_complete_command(self) -> None:
         completion = self.query_one(CommandMenu).completion()
         if completion is not None:
-            prompt = self.query_one("#prompt", Input)
-            prompt.value = completion
-            prompt.cursor_position = len(completion)
+            self.query_one(PromptArea).load(completion)
 
     def action_capabilities(self) -> None:
         if isinstance(self.screen, CapabilitiesScreen):
@@ -418,6 +527,9 @@ class DshApp(App[None]):
 
     @work(group="settings")
     async def set_mode(self, mode_id: str) -> None:
+        from acp import RequestError
+        from acp.schema import CurrentModeUpdate
+
         session = self.session
         if session is None:
             return
@@ -451,6 +563,9 @@ class DshApp(App[None]):
 
     @work(group="settings")
     async def set_config(self, config_id: str, value: str) -> None:
+        from acp import RequestError
+        from acp.schema import ConfigOptionUpdate
+
         session = self.session
         if session is None:
             return
@@ -468,7 +583,9 @@ class DshApp(App[None]):
             self._apply(self.conversation.apply(update))
 
     async def action_cancel_turn(self) -> None:
+        """Cancel the turn; prompts queued behind it come back to the prompt, unsent."""
         self.cancel_permissions()
+        self.take_back_all_queued()
         if self.session is not None and self.turn_running:
             await self.session.cancel()
 
@@ -477,8 +594,10 @@ class DshApp(App[None]):
         if self._quitting:
             return
         self._quitting = True
+        # Quitting from the failure screen is a failed run: the status says so to a script.
+        failed = self.failure is not None
         await self.stop_agent()
-        self.exit()
+        self.exit(return_code=1 if failed else 0)
 
     async def on_unmount(self) -> None:
         # Any other way out (a test harness, an error) still reaps the agent before the loop ends.

@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input
-
 from support import wait_until
 from tui.app import AppConfig, DshApp
 from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
 from tui.widgets.messages import AgentMessage, Notice
 from tui.widgets.permission import PermissionPanel
+from tui.widgets.prompt import PromptArea
 from tui.widgets.tool_card import ToolCard
 
 SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
@@ -44,7 +43,7 @@ def script_app(tmp_path: Path, script: dict[str, Any], **config: Any) -> DshApp:
 
 async def send(app: DshApp, pilot: Any, text: str = "go") -> None:
     await wait_until(pilot, lambda: app.session is not None)
-    app.query_one("#prompt", Input).value = text
+    app.query_one(PromptArea).text = text
     done = app.turns_completed
     await pilot.press("enter")
     await wait_until(pilot, lambda: app.turn_running or app.turns_completed > done)
@@ -71,12 +70,12 @@ async def test_permission_keys_answer_with_the_agents_options(tmp_path: Path) ->
             await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
             panel = app.query_one(PermissionPanel)
             assert "Edit hello.py" in str(panel.border_title)
-            assert not app.query_one("#prompt", Input).display
+            assert not app.query_one(PromptArea).display
             await pilot.press(key)
             await wait_until(pilot, lambda: not app.turn_running)
             assert f"permission outcome: {expected}" in replies(app)
             assert not app.query(PermissionPanel)
-            assert app.query_one("#prompt", Input).display
+            assert app.query_one(PromptArea).display
 
 
 async def test_escape_on_permission_answers_cancelled(tmp_path: Path) -> None:
@@ -279,7 +278,7 @@ async def test_modes_models_title_usage_and_slash_commands(tmp_path: Path) -> No
         menu = app.query_one(CommandMenu)
         assert [command.name for command in menu.matches()] == ["demo"]
         await pilot.press("tab")
-        assert app.query_one("#prompt", Input).value == "/demo "
+        assert app.query_one(PromptArea).text == "/demo "
         assert not menu.matches()
 
         await pilot.press("ctrl+k")

@@ -7,12 +7,11 @@ import shlex
 import sys
 from pathlib import Path
 
-from textual.widgets import Input
-
 from support import AGENT_COMMAND, wait_until
 from tui.app import AppConfig, DshApp
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.messages import AgentMessage, UserMessage
+from tui.widgets.prompt import PromptArea
 
 
 def make_app(tmp_path: Path, command: str = AGENT_COMMAND, terminal: bool = True) -> DshApp:
@@ -42,8 +41,8 @@ async def test_prompt_streams_reply_and_quit_reaps_agent(tmp_path: Path) -> None
         header = str(app.query_one("#header").render())
         assert "dsh-agent 0.1.0" in header and "ACP v1" in header
 
-        prompt = app.query_one("#prompt", Input)
-        prompt.value = "please echo this"
+        prompt = app.query_one(PromptArea)
+        prompt.text = "please echo this"
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.turns_completed == 1)
         reply = app.query_one(AgentMessage)
@@ -101,7 +100,7 @@ async def test_escape_cancels_a_running_turn(tmp_path: Path) -> None:
     app = make_app(tmp_path, shlex.join([sys.executable, str(slow_agent)]))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.session is not None)
-        app.query_one("#prompt", Input).value = "take your time"
+        app.query_one(PromptArea).text = "take your time"
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.turn_running)
         await wait_until(pilot, lambda: bool(app.query(AgentMessage)))
@@ -119,7 +118,7 @@ async def test_resume_picker_loads_an_earlier_session(tmp_path: Path) -> None:
     first = make_app(tmp_path)
     async with first.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: first.session is not None)
-        first.query_one("#prompt", Input).value = "remember this line"
+        first.query_one(PromptArea).text = "remember this line"
         await pilot.press("enter")
         await wait_until(pilot, lambda: first.turns_completed == 1)
         await first.action_quit()
@@ -159,7 +158,7 @@ async def test_hung_agent_still_cancels_and_quits(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: app.session is not None)
         session = app.session
         assert session is not None
-        app.query_one("#prompt", Input).value = "hello?"
+        app.query_one(PromptArea).text = "hello?"
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.turn_running)
         await pilot.press("escape")

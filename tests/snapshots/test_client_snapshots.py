@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
 
 import tui.app
 from support import SNAPSHOT_WORKSPACE, settle_cards, wait_until
@@ -19,6 +18,7 @@ from tui.widgets.conversation import ConversationView
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.messages import AgentMessage, ThoughtMessage
 from tui.widgets.permission import PermissionPanel
+from tui.widgets.prompt import PromptArea
 from tui.widgets.terminal_pane import TerminalPane
 
 SCRIPT_AGENT = Path(__file__).parent.parent / "e2e" / "script_agent.py"
@@ -161,7 +161,7 @@ def script_app(tmp_path: Path, script: dict[str, Any], terminal: bool = True) ->
 
 async def prompt(app: DshApp, pilot: Any, value: str = "fix the greeting") -> None:
     await wait_until(pilot, lambda: app.session is not None)
-    app.query_one("#prompt", Input).value = value
+    app.query_one(PromptArea).text = value
     await pilot.press("enter")
 
 

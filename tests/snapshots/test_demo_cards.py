@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
 
 import tui.widgets.tool_card
 from support import settle_cards, wait_until
@@ -20,6 +19,7 @@ from tui.app import AppConfig, DshApp
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.messages import AgentMessage
+from tui.widgets.prompt import PromptArea
 from tui.widgets.terminal_pane import TerminalPane
 
 AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
@@ -31,7 +31,7 @@ def demo_app(workspace: Path, logs: Path, terminal: bool) -> DshApp:
 
 async def play_demo(app: DshApp, pilot: Any) -> None:
     await wait_until(pilot, lambda: app.session is not None)
-    app.query_one("#prompt", Input).value = "demo"
+    app.query_one(PromptArea).text = "demo"
     await pilot.press("enter")
     await wait_until(pilot, lambda: app.turns_completed == 1, timeout=60)
     await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))

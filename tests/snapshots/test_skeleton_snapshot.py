@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input
-
 from support import AGENT_COMMAND, wait_until
 from tui.app import AppConfig, DshApp
 from tui.widgets.messages import AgentMessage
+from tui.widgets.prompt import PromptArea
 
 
 def test_one_exchange(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
@@ -18,7 +17,7 @@ def test_one_exchange(snap_compare: Any, snapshot_workspace: Path, tmp_path: Pat
 
     async def exchange(pilot: Any) -> None:
         await wait_until(pilot, lambda: app.session is not None)
-        app.query_one("#prompt", Input).value = "hello **agent**"
+        app.query_one(PromptArea).text = "hello **agent**"
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.turns_completed == 1)
         await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
