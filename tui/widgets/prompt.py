@@ -20,7 +20,7 @@ from tui.history import PromptHistory
 # (the kitty keyboard protocol, which Textual asks for); Ctrl+J works everywhere.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "alt+enter"})
 MAX_LINES = 8
-KEYS_HINT = "enter send · ctrl+j or shift+enter new line · ↑ history"
+KEYS_HINT = "enter send · ctrl+j or shift+enter new line · up history"
 
 
 class PromptArea(TextArea):
