@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from acp.schema import FileEditToolCallContent
+from acp.schema import FileEditToolCallContent, ToolCallProgress, ToolCallStart
+from textual.app import App, ComposeResult
 
 from tui.diffing import DiffItem, GapRow, LineRow, RowLayout, build_diff
 from tui.line_numbers import (
@@ -17,6 +19,10 @@ from tui.line_numbers import (
     diff_items,
     meta_lines,
 )
+from tui.state import Conversation
+from tui.widgets.conversation import ConversationView
+from tui.widgets.diff_panel import DiffPanel
+from tui.widgets.tool_card import ToolCard
 
 FORTY = "".join(f"line {n}\n" for n in range(1, 41))
 
@@ -250,3 +256,89 @@ def test_card_phase() -> None:
     assert card_phase("failed", True) == "before"
     assert card_phase("in_progress") == "unsure"
     assert card_phase("pending") == "unsure"
+
+
+# -- the card: phases ------------------------------------------------------------------------------
+
+
+class CardHost(App[None]):
+    """A transcript in `cwd` fed one tool call, `t1`, through the conversation state."""
+
+    def __init__(self, cwd: Path) -> None:
+        super().__init__()
+        self.cwd = cwd
+        self.conversation = Conversation()
+
+    def compose(self) -> ComposeResult:
+        yield ConversationView(self.cwd)
+
+    def apply(self, update: ToolCallStart | ToolCallProgress) -> None:
+        self.query_one(ConversationView).apply(self.conversation.apply(update))
+
+
+async def card_numbers(pilot: Any, app: CardHost) -> list[tuple[str, int | None, int | None]]:
+    await pilot.pause()
+    panel = app.query_one(ToolCard).query_one(DiffPanel)
+    await panel.wait_ready()
+    await pilot.pause()
+    return [
+        (r.kind, r.old_no, r.new_no)
+        for r in panel.rows()
+        if isinstance(r, LineRow) and r.kind != "context"
+    ]
+
+
+async def test_a_card_places_its_snippet_again_when_the_call_completes(tmp_path: Path) -> None:
+    """Running, `oldText` is found on line 2 (and `newText` nowhere); the agent then edits
+    the file (adding a line above) and completes without resending content: the card now
+    finds `newText`, on line 3."""
+    target = tmp_path / "f.py"
+    target.write_text("alpha\nbeta\ngamma\n")
+    block = FileEditToolCallContent(
+        type="diff", path=str(target), old_text="beta\n", new_text="BETA\n"
+    )
+    app = CardHost(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        app.apply(
+            ToolCallStart(
+                session_update="tool_call",
+                tool_call_id="t1",
+                title="Edit f.py",
+                kind="edit",
+                status="in_progress",
+                content=[block],
+            )
+        )
+        assert await card_numbers(pilot, app) == [("removed", 2, None), ("added", None, 2)]
+        target.write_text("zero\nalpha\nBETA\ngamma\n")
+        app.apply(
+            ToolCallProgress(
+                session_update="tool_call_update", tool_call_id="t1", status="completed"
+            )
+        )
+        assert await card_numbers(pilot, app) == [("removed", 3, None), ("added", None, 3)]
+
+
+async def test_a_permission_question_lets_the_card_trust_old_text(tmp_path: Path) -> None:
+    """`newText` already occurs elsewhere, so a running card cannot tell whether the edit is
+    applied and shows `?`; once a permission question is open the edit surely is not."""
+    target = tmp_path / "f.py"
+    target.write_text("x = 1\ny = 2\nx = 3\n")
+    block = FileEditToolCallContent(
+        type="diff", path=str(target), old_text="y = 2\n", new_text="x = 3\n"
+    )
+    app = CardHost(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        app.apply(
+            ToolCallStart(
+                session_update="tool_call",
+                tool_call_id="t1",
+                title="Edit f.py",
+                kind="edit",
+                status="in_progress",
+                content=[block],
+            )
+        )
+        assert await card_numbers(pilot, app) == [("removed", None, None), ("added", None, None)]
+        app.query_one(ToolCard).note_permission_asked()
+        assert await card_numbers(pilot, app) == [("removed", 2, None), ("added", None, 2)]
