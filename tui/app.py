@@ -161,7 +161,7 @@ class DshApp(App[None]):
         self._first_frame_drawn = False
         # The prompt has focus from the first frame: what is typed before the agent answers
         # is kept. (Not App.AUTO_FOCUS: pushed screens would look for a prompt too.)
-        self.query_one(PromptArea).focus()
+        self.screen.set_focus(self.query_one(PromptArea))
         self.start_agent(self.config.resume)
         if self.animation_level != "none":
             self._spinner_frame = 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from tui import __version__
 from tui.agent_log import default_log_dir, new_agent_log
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
+from tui.quiet_tty import quiet_terminal
 
 LOG_MAX_BYTES = 10 * 1024 * 1024
 LOG_BACKUPS = 2
@@ -129,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         run_demo(arguments[1:])
         return
     args = build_parser().parse_args(arguments)
+    with quiet_terminal():
+        run_app(args)
+
+
+def run_app(args: argparse.Namespace) -> None:
     cwd = args.cwd.expanduser().resolve()
     if not cwd.is_dir():
         raise SystemExit(f"dsh-tui: --cwd {cwd} is not a directory")
