@@ -402,6 +402,7 @@ async def _execute(session: AgentSession, planned: _Planned, cancel: asyncio.Eve
     context = ToolContext(
         cwd=Path(session.cwd),
         read_stamps=session.read_stamps,
+        jobs=session.jobs,
         cancel=cancel,
         on_output=on_output,
         resolved={}

@@ -88,6 +88,7 @@ from agent.loop import DEFAULT_MAX_STEPS
 from agent.models.config import ConfigError, ModelSettings
 from agent.permissions import DEFAULT_MODE, parse_mode
 from agent.session import AgentSession, AnyUpdate, PromptInFlight, SessionSettings
+from agent.tools.procs import become_subreaper, kill_all_descendants, reap_orphans
 from agent.translate import replay
 
 log = logging.getLogger(__name__)
@@ -642,18 +643,54 @@ class GuardedTransport:
         task.add_done_callback(self._replies.discard)
 
 
+REAP_EVERY_S = 2.0
+
+
+async def _reap_periodically() -> None:
+    while True:
+        await asyncio.sleep(REAP_EVERY_S)
+        reap_orphans()
+
+
 async def serve_stdio(agent: DshAgent, *, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
-    """Run `agent` on this process's stdin and stdout through `GuardedTransport`."""
+    """Run `agent` on this process's stdin and stdout through `GuardedTransport`.
+
+    dsh-agent becomes the child subreaper of everything its commands start (Linux), so a
+    daemon that double-forks or calls setsid is still its descendant. When stdin closes, or
+    on SIGTERM or SIGHUP, every session ends (its jobs killed, background logs removed), then
+    every descendant left is killed (SIGTERM, then SIGKILL) before the process exits.
+    """
+    import signal
+
     from acp.core import AgentSideConnection
     from acp.stdio import stdio_streams
 
+    reaper = become_subreaper()
     reader, writer = await stdio_streams(limit=READ_CHUNK_BYTES)
     transport = GuardedTransport(reader, writer, max_message_bytes=max_message_bytes)
     conn = AgentSideConnection(agent, transport, listening=False)
+    loop = asyncio.get_running_loop()
+    listening = asyncio.ensure_future(conn.listen())
+    reaping = asyncio.ensure_future(_reap_periodically()) if reaper else None
+    stops = (signal.SIGTERM, signal.SIGHUP)
+    for sig in stops:
+        loop.add_signal_handler(sig, listening.cancel)
     try:
-        await conn.listen()
+        await listening
+    except asyncio.CancelledError:
+        log.info("stopping on a signal")
     finally:
-        await asyncio.shield(conn.close())
+        for sig in stops:
+            loop.remove_signal_handler(sig)
+        try:
+            await asyncio.shield(agent.shutdown())
+        finally:
+            if reaping is not None:
+                reaping.cancel()
+            killed = await asyncio.shield(kill_all_descendants())
+            if killed:
+                log.info("killed %d process(es) left by commands", killed)
+            await asyncio.shield(conn.close())
 
 
 __all__ = [

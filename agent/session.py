@@ -38,6 +38,7 @@ from agent.models.base import Model
 from agent.models.config import ModelSettings, build_model, choice_id, model_choices, switch
 from agent.permissions import MODES, Grants, Mode
 from agent.presenter import SessionPresenter
+from agent.tools.procs import JobRegistry
 from agent.translate import SessionUpdate, translate
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,7 @@ class AgentSession:
         self.history = History()
         self.grants = Grants()
         self.read_stamps: dict[str, str] = {}
+        self.jobs = JobRegistry()  # bash jobs still running: killed when the session ends
         self.cards: dict[str, tuple[str, ToolKind | None]] = {}  # call id -> (title, kind)
         self.updates = UpdateQueue(send, self._client_gone)
         self.ask = ask
@@ -218,12 +220,14 @@ class AgentSession:
         return self.turn is not None and not self.turn.done()
 
     async def close(self) -> None:
-        """Stop the turn (if any) and release the log."""
+        """Stop the turn (if any), kill the session's bash jobs (background ones included,
+        whose log files go too) and release the log."""
         if self.turn is not None and not self.turn.done():
             self.cancel_event.set()
             self.turn.cancel()
             with contextlib.suppress(BaseException):
                 await self.turn
+        await self.jobs.close()
         self.updates.close()
         self.log.close()
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
 
 from agent.jsonvalue import JsonObject, JsonValue
+from agent.tools.procs import JobRegistry
 from agent.views import PlanItem, ToolCallView, ToolResultView
 
 ERROR_PREFIX = "Error: "
@@ -62,6 +63,9 @@ class ToolContext:
     read_stamps: dict[str, str] = field(default_factory=dict)
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     on_output: Callable[[str], None] | None = None
+    jobs: JobRegistry = field(default_factory=JobRegistry)
+    """The session's bash jobs still running (background ones, and leftovers), killed at
+    the session's end."""
     resolved: Mapping[str, str] = field(default_factory=dict)
     """Path arguments the permission policy already resolved (argument -> `resolve_path`
     result): the tool opens exactly the path that was judged."""

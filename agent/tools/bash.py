@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
-import os
 import re
 import signal as signals
 import tempfile
@@ -29,6 +28,17 @@ from agent.tools.base import (
     arg_int,
     arg_str,
     require_str,
+)
+from agent.tools.procs import (
+    Job,
+    JobRegistry,
+    kill_job,
+    log_dir_created,
+    new_token,
+    remove_log_dir,
+    signal_pids,
+    unwatched,
+    watched,
 )
 from agent.views import (
     GenericCallView,
@@ -201,50 +211,6 @@ async def _pump(stream: asyncio.StreamReader | None, tail: _Tail, live: _Live | 
         live.feed(decoder.decode(b"", final=True))
 
 
-def _signal_group(pgid: int, sig: signals.Signals) -> bool:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any live (non-zombie) process remains in the group."""
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True  # no procfs: trust kill(0), zombies and all
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
-
-
-async def _kill_group(pgid: int) -> None:
-    """SIGTERM the whole group, then SIGKILL whatever is left after the grace period."""
-    if not _signal_group(pgid, signals.SIGTERM):
-        return
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + KILL_GRACE_S
-    while loop.time() < deadline:
-        await asyncio.sleep(0.05)
-        if not _group_alive(pgid):
-            return
-    _signal_group(pgid, signals.SIGKILL)
-
-
 async def _wait_exit(proc: asyncio.subprocess.Process) -> int:
     """Wait for the shell itself to exit, even while a leftover child holds its pipes.
 
@@ -286,13 +252,29 @@ def _keep(task: asyncio.Task[None]) -> None:
     task.add_done_callback(_PENDING_KILLS.discard)
 
 
-def _kill_spawned(spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    """Kill the group of a process whose call was cancelled while it was being spawned."""
+def _kill_spawned(spawn: asyncio.Future[asyncio.subprocess.Process], job: Job) -> None:
+    """Kill the job of a process whose call was cancelled while it was being spawned."""
     if spawn.cancelled() or spawn.exception() is not None:
         return
-    pgid = spawn.result().pid
-    _signal_group(pgid, signals.SIGTERM)
-    _keep(asyncio.ensure_future(_kill_group(pgid)))
+    proc = spawn.result()
+    job.pid = proc.pid
+    watched(proc.pid)
+    signal_pids(job.members(), signals.SIGTERM)
+    _keep(asyncio.ensure_future(kill_job(job, KILL_GRACE_S)))
+    _keep(asyncio.ensure_future(_unwatch_when_reaped(proc)))
+
+
+def _abort(job: Job) -> None:
+    """The call was cancelled: SIGTERM the job now, SIGKILL what is left later."""
+    signal_pids(job.members(), signals.SIGTERM)
+    _keep(asyncio.create_task(kill_job(job, KILL_GRACE_S)))
+
+
+async def _unwatch_when_reaped(proc: asyncio.subprocess.Process) -> None:
+    """Hand the shell's pid back to the orphan reaper once asyncio has reaped it."""
+    while proc.returncode is None:
+        await asyncio.sleep(0.1)
+    unwatched(proc.pid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,12 +291,17 @@ async def run_command(
     timeout_ms: int,
     cancel: asyncio.Event,
     on_output: Callable[[str], None] | None = None,
+    jobs: JobRegistry | None = None,
 ) -> CommandRun:
     """Run `bash -c command` in its own process group with stdin from /dev/null.
 
-    On timeout or cancel the whole group gets SIGTERM, then SIGKILL after the grace period,
-    so no grandchild outlives the call. Raises OSError when bash cannot be started.
+    On timeout or cancel the whole job (its group, its shell's descendants and every process
+    carrying its `DSH_AGENT_JOB` token, daemons included) gets SIGTERM, then SIGKILL after the
+    grace period, so nothing it started outlives the call. A command that ends normally but
+    leaves something running stays in `jobs`, killed at the session's end. Raises OSError
+    when bash cannot be started.
     """
+    job = Job(new_token(), 0)
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             "bash",
@@ -325,6 +312,7 @@ async def run_command(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            env=job.env(),
         )
     )
     try:
@@ -332,9 +320,12 @@ async def run_command(
         # its pipes, which a grandchild may hold for as long as it likes.
         proc = await asyncio.shield(spawn)
     except asyncio.CancelledError:
-        spawn.add_done_callback(_kill_spawned)
+        spawn.add_done_callback(lambda done: _kill_spawned(done, job))
         raise
-    pgid = proc.pid
+    job.pid = proc.pid
+    watched(proc.pid)
+    if jobs is not None:
+        jobs.add(job)
     live = _Live(on_output) if on_output is not None else None
     out, err = _Tail(MAX_STREAM_BYTES), _Tail(MAX_STREAM_BYTES)
     readers = [
@@ -352,19 +343,19 @@ async def run_command(
         if exited not in done:
             aborted = cancelled in done
             timed_out = not aborted
-            await _kill_group(pgid)
+            await kill_job(job, KILL_GRACE_S)
             await exited
         _, lingering = await asyncio.wait(readers, timeout=PIPE_DRAIN_S)
         if lingering:  # a leftover child still holds the pipes: it belongs to this command
-            await _kill_group(pgid)
+            await kill_job(job, KILL_GRACE_S)
             _, lingering = await asyncio.wait(readers, timeout=PIPE_DRAIN_S)
             for reader in lingering:
                 reader.cancel()
     except asyncio.CancelledError:
-        _signal_group(pgid, signals.SIGTERM)
-        _keep(asyncio.create_task(_kill_group(pgid)))
+        _abort(job)
         raise
     finally:
+        _keep(asyncio.ensure_future(_unwatch_when_reaped(proc)))
         cancelled.cancel()
         for task in (*readers, exited):
             if not task.done():
@@ -374,6 +365,8 @@ async def run_command(
         _close_transport(proc)
     if live is not None:
         live.flush()
+    if jobs is not None and not job.members():
+        jobs.forget(job)  # nothing left running: nothing to kill at the session's end
 
     code = proc.returncode
     signal_name: str | None = None
@@ -396,21 +389,45 @@ async def run_command(
     return CommandRun(text, aborted)
 
 
-async def start_background(command: str, cwd: Path) -> tuple[int, Path]:
-    """Start a detached command whose combined output goes to a log file; (pid, log path)."""
-    log_path = Path(tempfile.mkdtemp(prefix="dsh-bash-")) / "output.log"
-    with log_path.open("wb") as log_file:
-        proc = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            command,
-            cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-    reaper = asyncio.create_task(proc.wait())  # reap it when it ends, so no zombie lingers
+async def start_background(
+    command: str, cwd: Path, jobs: JobRegistry | None = None
+) -> tuple[int, Path]:
+    """Start a detached command whose combined output goes to a log file; (pid, log path).
+
+    The job (every process it starts, daemons included) is killed at the session's end, and
+    its log directory removed then."""
+    log_dir = Path(tempfile.mkdtemp(prefix="dsh-bash-"))
+    log_dir_created(log_dir)
+    log_path = log_dir / "output.log"
+    job = Job(new_token(), 0, log_dir)
+    try:
+        with log_path.open("wb") as log_file:
+            proc = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                command,
+                cwd=cwd,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                env=job.env(),
+            )
+    except BaseException:
+        remove_log_dir(log_dir)
+        raise
+    job.pid = proc.pid
+    watched(proc.pid)
+    if jobs is not None:
+        jobs.add(job)
+
+    async def reap() -> int:  # reap it when it ends, so no zombie lingers
+        try:
+            return await proc.wait()
+        finally:
+            unwatched(proc.pid)
+
+    reaper = asyncio.create_task(reap())
     _BACKGROUND.add(reaper)
     reaper.add_done_callback(_BACKGROUND.discard)
     return proc.pid, log_path
@@ -455,7 +472,8 @@ class BashTool:
         "line, then status lines such as '[exit code: N]' (omitted for exit 0). Output is "
         f"capped at the last {MAX_STREAM_BYTES} bytes per stream. Default timeout "
         f"{DEFAULT_TIMEOUT_MS // 1000} s, at most {MAX_TIMEOUT_MS // 1000} s. Use "
-        "run_in_background for servers and watchers; their output goes to a log file."
+        "run_in_background for servers and watchers; their output goes to a log file. "
+        "Everything a command starts is stopped when the session ends."
     )
     parameters: JsonObject = {
         "type": "object",
@@ -536,13 +554,13 @@ class BashTool:
             return ToolResult.error("command aborted")
         try:
             if parsed.background:
-                pid, log_path = await start_background(parsed.command, workdir)
+                pid, log_path = await start_background(parsed.command, workdir, ctx.jobs)
                 return ToolResult(
                     f"started background task bash-{pid}; its output goes to {log_path} "
                     "(read that file to check on it)"
                 )
             run = await run_command(
-                parsed.command, workdir, parsed.timeout_ms, ctx.cancel, ctx.on_output
+                parsed.command, workdir, parsed.timeout_ms, ctx.cancel, ctx.on_output, ctx.jobs
             )
         except OSError as exc:
             return ToolResult.error(f"failed to start bash: {exc.strerror or exc}")
