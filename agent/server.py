@@ -680,8 +680,8 @@ async def serve_stdio(agent: DshAgent, *, max_message_bytes: int = MAX_MESSAGE_B
     except asyncio.CancelledError:
         log.info("stopping on a signal")
     finally:
-        for sig in stops:
-            loop.remove_signal_handler(sig)
+        for sig in stops:  # a second signal must not cut the clean-up short
+            loop.add_signal_handler(sig, lambda: None)
         try:
             await asyncio.shield(agent.shutdown())
         finally:

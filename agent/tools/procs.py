@@ -28,6 +28,7 @@ import secrets
 import shutil
 import signal as signals
 import sys
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,9 @@ _SPAWNED: set[int] = set()
 """Direct children that asyncio waits for: never reaped here, or their exit status is lost."""
 _LOG_DIRS: set[Path] = set()
 """Background jobs' log directories not yet removed."""
+_BASH_ZOMBIES: dict[int, float] = {}
+"""Orphan `bash` zombies by when they were first seen (see `reap_orphans`)."""
+_BASH_WAIT_S = 1.0
 
 
 def become_subreaper() -> bool:
@@ -81,6 +85,7 @@ class ProcInfo(NamedTuple):
     ppid: int
     pgid: int
     state: str
+    comm: str = ""
 
 
 def scan() -> dict[int, ProcInfo]:
@@ -95,8 +100,10 @@ def scan() -> dict[int, ProcInfo]:
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            table[int(entry)] = ProcInfo(int(fields[1]), int(fields[2]), fields[0].decode())
+                head, tail = handle.read().rsplit(b")", 1)
+            fields = tail.split()
+            comm = head.partition(b"(")[2].decode(errors="replace")
+            table[int(entry)] = ProcInfo(int(fields[1]), int(fields[2]), fields[0].decode(), comm)
         except (OSError, IndexError, ValueError):
             continue
     return table
@@ -189,12 +196,26 @@ async def kill_job(job: Job, grace: float) -> None:
 
 
 def reap_orphans() -> None:
-    """Reap orphaned descendants that ended (we are their subreaper); never asyncio's own."""
+    """Reap orphaned descendants that ended (we are their subreaper); never asyncio's own.
+
+    A `bash` zombie is left alone for a second: it may be a shell asyncio is still spawning
+    (its pid not yet known here), whose exit status asyncio's watcher must get first."""
     me = os.getpid()
-    for pid, info in scan().items():
-        if info.ppid == me and not _alive(info) and pid not in _SPAWNED:
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, os.WNOHANG)
+    now = time.monotonic()
+    zombies = {
+        pid: info
+        for pid, info in scan().items()
+        if info.ppid == me and not _alive(info) and pid not in _SPAWNED
+    }
+    for pid in list(_BASH_ZOMBIES):
+        if pid not in zombies:
+            del _BASH_ZOMBIES[pid]
+    for pid, info in zombies.items():
+        if info.comm == "bash" and now - _BASH_ZOMBIES.setdefault(pid, now) < _BASH_WAIT_S:
+            continue
+        _BASH_ZOMBIES.pop(pid, None)
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
 
 
 def remove_log_dir(path: Path | None) -> None:

@@ -199,3 +199,29 @@ async def test_a_finished_command_s_daemon_and_background_jobs_end_with_the_sess
         await asyncio.wait_for(dsh.process.wait(), 15)
         assert marked(marker) == []
         assert not log_dir.exists()
+
+
+def zombie_children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and fields[0] == "Z":
+            found.append(int(entry))
+    return found
+
+
+async def test_orphans_that_end_are_reaped(tmp_path: Path, workspace: Path) -> None:
+    marker = new_marker()
+    commands = [
+        {"command": f"( sh -c 'sleep 0.2; : {marker}' & ) ; ( bash -c 'sleep 0.2' & ) ; echo ok"}
+    ]
+    async with session(tmp_path, workspace, commands, marker) as (dsh, sid):
+        response, _ = await prompt(dsh, sid, "go", 3)
+        assert response["result"]["stopReason"] == "end_turn"
+        await asyncio.sleep(0.5)  # the orphans end, reparented to dsh-agent
+        await until(lambda: not zombie_children(dsh.process.pid), timeout=10)
