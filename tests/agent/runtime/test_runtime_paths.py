@@ -110,7 +110,13 @@ links = st.lists(
     max_size=8,
 )
 calls = st.sampled_from(
-    [("ask", "read"), ("read-only", "read"), ("accept-edits", "write"), ("accept-edits", "edit")]
+    [
+        ("ask", "read"),
+        ("read-only", "read"),
+        ("accept-edits", "write"),
+        ("accept-edits", "edit"),
+        ("full-access", "bash"),  # the path is its workdir; the command writes there
+    ]
 )
 
 
@@ -176,7 +182,10 @@ def outside_state(root: Path) -> dict[str, str]:
 async def one_call(root: Path, aux: Path, mode: Mode, tool: str, file_path: str, yes: bool) -> bool:
     """Run one call through a real agent session; True when a question was answered yes."""
     arguments: dict[str, Any] = {"file_path": file_path}
-    if tool == "write":
+    if tool == "bash":
+        command = "touch new.txt && echo NEW >> secret.txt"
+        arguments = {"command": command, "description": "d", "workdir": file_path}
+    elif tool == "write":
         arguments["content"] = "NEW\n"
     elif tool == "edit":
         arguments.update(old_string="old", new_string="NEW")
@@ -229,10 +238,12 @@ def test_no_tool_touches_outside_the_workspace_without_a_yes(
     try:
         build_tree(root, link_specs)
         segments = data.draw(walk(root, root if absolute else root / "ws"), label="segments")
+        mode, tool = mode_tool
+        if tool == "bash":
+            leaf = "."  # bash's path is a directory: its workdir
         relative = os.path.join(*segments, leaf)
         file_path = os.path.join(str(root), relative) if absolute else relative
         before = outside_state(root)
-        mode, tool = mode_tool
         asked_yes = asyncio.run(one_call(root, aux, mode, tool, file_path, yes))
         if not asked_yes:
             assert outside_state(root) == before, file_path
