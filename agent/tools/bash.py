@@ -449,6 +449,10 @@ def _bash_args(args: Mapping[str, object]) -> _BashArgs:
     command = require_str(args, "command")
     if not command.strip():
         raise ToolArgsError("argument 'command' must not be blank")
+    if "\0" in command:
+        raise ToolArgsError(
+            "argument 'command' contains a NUL byte, which no command line can hold"
+        )
     timeout_ms = arg_int(args, "timeoutMs")
     if timeout_ms is not None and timeout_ms < 1:
         raise ToolArgsError("argument 'timeoutMs' must be a positive number of milliseconds")

@@ -78,6 +78,7 @@ async def test_a_nul_byte_in_a_path_fails_that_call_only(
             {"tool_call": {"name": "read", "arguments": {"file_path": "a\u0000b"}}},
             {"tool_call": {"name": "read", "arguments": {"file_path": "ok.txt"}}},
             {"tool_call": {"name": "bash", "arguments": {"command": "true", "workdir": "x\u0000"}}},
+            {"tool_call": {"name": "bash", "arguments": {"command": "echo a\u0000b"}}},
         ],
         [{"text": "still here"}],
     ]
@@ -91,6 +92,8 @@ async def test_a_nul_byte_in_a_path_fails_that_call_only(
     assert results["call_2"]["status"] == "completed"
     assert results["call_3"]["status"] == "failed"
     assert "NUL byte" in str(results["call_3"])
+    assert results["call_4"]["status"] == "failed"
+    assert "NUL byte" in str(results["call_4"])
     assert "still here" in text
 
 
