@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from runtime_support import Connect, scenario_file, scripted
+from runtime_support import Connect, scenario_file, scripted, select
 from wire_support import agent, final_updates, new_session, prompt
 
 from agent.log import SessionNotFound, SessionStore, valid_session_id
@@ -239,3 +239,27 @@ async def test_read_of_a_300_mb_single_line_file_stays_small(
     assert "line truncated to 2000 characters" in text
     assert "End of file - total 1 lines" in text
     assert grown < 48 * 1024 * 1024, grown
+
+
+# --- item 15: "allow always" on an outside path ------------------------------------------------
+
+
+async def test_allow_always_on_an_outside_path_does_not_grant_the_tool_everywhere(
+    connect: Connect, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (outside / name).write_text(f"{name}\n")
+    reads = [
+        {"tool_call": {"name": "read", "arguments": {"file_path": str(outside / name)}}}
+        for name in ("a.txt", "a.txt", "b.txt")
+    ]
+    model = scripted(scenario_file(tmp_path, [reads, [{"text": "done"}]]))
+    async with connect(model=model, answer=select("allow-always")) as harness:
+        sid = await harness.new()
+        assert await harness.prompt(sid, "go") == "end_turn"
+        asked = [tool_call.tool_call_id for tool_call, _ in harness.client.permissions()]
+        options = harness.client.permissions()[0][1]
+    assert asked == ["call_1", "call_3"]  # a.txt again needs no question; b.txt does
+    assert os.path.realpath(outside / "a.txt") in options[1].name
