@@ -66,6 +66,20 @@ def wait_tokens_still(app: TtyApp, quiet: float = 0.4, timeout: float = 15.0) ->
     return last
 
 
+def settles(app: TtyApp, quiet: float, within: float) -> bool:
+    """Whether the words on screen stop changing for `quiet` s within `within` s."""
+    deadline = time.monotonic() + within
+    last, since = tokens(app.display()), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.02)
+        now = tokens(app.display())
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return True
+    return False
+
+
 @pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_reply_three_screens_tall_ends_on_screen(
     tty: Start, home: Path, size: tuple[int, int]
@@ -124,14 +138,16 @@ def test_offline_demo_ends_on_screen(tty: Start, home: Path, size: tuple[int, in
     app.wait_for("real model.", timeout=RENDER)
 
 
-def stream_app(tty: Start, home: Path, size: tuple[int, int]) -> tuple[TtyApp, str, Path, int]:
-    """An app receiving a long word stream (about 5 s), shown once it is over a screen tall."""
+def stream_app(
+    tty: Start, home: Path, size: tuple[int, int], screens: float = 5, pace: float = 0.04
+) -> tuple[TtyApp, str, Path, int]:
+    """An app receiving a long word stream (`screens` screenfuls, a 25th of a screen every
+    `pace` s: about 5 s by default), returned once the view followed it past 1.5 screens."""
     marker, done = f"END-{nonce()}", home / "done"
     columns, rows = size
     screenful = (columns // 6) * rows
-    app = tty(
-        scripted(home, word_stream(screenful * 5, marker, 0.04, screenful // 25), done), size=size
-    )
+    words = word_stream(int(screenful * screens), marker, pace, screenful // 25)
+    app = tty(scripted(home, words, done), size=size)
     ready(app)
     send(app, "go")
 
@@ -162,23 +178,18 @@ def test_page_up_during_a_stream_holds_the_view_still(
 
 @pytest.mark.parametrize("back", ["pagedown", "ctrl+end", "end"])
 def test_coming_back_to_the_end_resumes_following(tty: Start, home: Path, back: str) -> None:
-    app, marker, done, _ = stream_app(tty, home, (80, 24))
-    app.key("pageup", "pageup")
+    # slower: the way back to the end must be done while the stream still runs
+    app, marker, done, _ = stream_app(tty, home, (80, 24), screens=4, pace=0.08)
+    app.key("pageup")
     held = wait_tokens_still(app)
     assert not done.exists(), "the stream ended before the test could scroll"
 
-    def newest() -> int:
-        return max(tokens(app.display()), default=0)
-
     if back == "pagedown":
-        # As a person does: a page at a time, until a press moves less than half a page
-        # (the end is on screen; what still moves is the stream, followed).
-        page = (80 // 6) * (24 - 6)
+        # As a person does: a page at a time, until the view moves on its own (it follows the
+        # stream again) instead of settling where the page landed.
         for _ in range(30):
-            before = newest()
             app.key("pagedown")
-            time.sleep(0.2)
-            if newest() - before < page // 2:
+            if not settles(app, quiet=0.3, within=2.0):
                 break
     else:
         app.key(back)
