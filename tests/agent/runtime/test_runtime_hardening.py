@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -263,3 +264,89 @@ async def test_allow_always_on_an_outside_path_does_not_grant_the_tool_everywher
         options = harness.client.permissions()[0][1]
     assert asked == ["call_1", "call_3"]  # a.txt again needs no question; b.txt does
     assert os.path.realpath(outside / "a.txt") in options[1].name
+
+
+class HostileModelServer:
+    """An OpenAI-compatible server whose tool calls carry escapes in their ids and names."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                outer.calls += 1
+                if outer.calls == 1:
+                    calls = [
+                        {
+                            "index": n,
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": '{"command": "true"}'},
+                        }
+                        for n, (name, call_id) in enumerate(HOSTILE)
+                    ]
+                    events = [sse_chunk({"tool_calls": calls}), sse_chunk({}, "tool_calls")]
+                else:
+                    events = [sse_chunk({"content": "done"}), sse_chunk({}, "stop")]
+                body = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+                body += b"data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()
+
+
+def sse_chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+async def test_a_hostile_openai_compatible_server_cannot_put_escapes_on_the_wire(
+    tmp_path: Path, workspace: Path
+) -> None:
+    server = HostileModelServer()
+    try:
+        args = ("--provider", "openai", "--base-url", server.base_url, "--model", "m")
+        async with agent(tmp_path, *args, "--mode", "full-access") as dsh:
+            await dsh.initialize()
+            session_id = await new_session(dsh, workspace)
+            response, seen = await prompt(dsh, session_id, "go", 3)
+    finally:
+        server.close()
+    assert response["result"]["stopReason"] == "end_turn", response
+    for text in strings(seen):
+        assert not UNSAFE.search(text), repr(text)
+    final = final_updates(seen)
+    assert len(final) == 4
+    assert all(re.fullmatch(r"[A-Za-z0-9._:+=@-]+", call_id) for call_id in final)
+    assert [update["status"] for update in final.values()] == [
+        "failed",
+        "failed",
+        "completed",
+        "failed",
+    ]
