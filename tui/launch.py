@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.agent_log import watch_agent_log
+
 if TYPE_CHECKING:  # asyncio is imported where it is used: the CLI starts the agent before it
     import asyncio
 
@@ -151,6 +153,7 @@ class AgentProcess:
         except OSError as error:
             raise not_started(spec, f"could not start the agent: {error}") from error
         log.info("started the agent (pid %d): %s", popen.pid, spec.program)
+        watch_agent_log(spec.log_path, lambda: popen.poll() is None)
         return cls(spec, popen)
 
     @property

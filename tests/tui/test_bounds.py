@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from acp.schema import ToolCallProgress, ToolCallStart
 
 from tui.sanitize import DEFAULT_MAX_CHARS
@@ -54,3 +56,38 @@ def test_the_client_log_is_rotated(tmp_path: Path) -> None:
     assert logs == ["dsh-tui.log", "dsh-tui.log.1", "dsh-tui.log.2"]
     assert all(p.stat().st_size <= 100_000 for p in tmp_path.iterdir())
     assert "04999" in (tmp_path / "dsh-tui.log").read_text()
+
+
+def test_the_agents_stderr_log_is_rotated_while_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real agent process floods stderr through the file it was given; the log stays capped
+    and its newest lines are kept."""
+    import time
+
+    from tui import agent_log
+    from tui.launch import AgentProcess, LaunchSpec
+
+    monkeypatch.setattr(agent_log, "AGENT_LOG_MAX_BYTES", 200_000)
+    monkeypatch.setattr(agent_log, "AGENT_LOG_CHECK_S", 0.02)
+    flood = (
+        "import sys, time\n"
+        "for i in range(400):\n"
+        "    sys.stderr.write(f'{i:05d} ' + 'e' * 5000 + '\\n'); sys.stderr.flush()\n"
+        "    time.sleep(0.002)\n"
+        "sys.stderr.write('last words\\n')\n"
+    )
+    log_path = agent_log.new_agent_log(tmp_path)
+    spec = LaunchSpec.from_command(
+        f"{sys.executable} -c {shlex.quote(flood)}", tmp_path, log_path, True
+    )
+    process = AgentProcess.start(spec)
+    deadline = time.monotonic() + 30
+    while process.returncode is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.discard()
+    rotated = log_path.with_name(f"{log_path.name}.1")
+    assert rotated.exists()
+    assert log_path.stat().st_size <= 200_000 + 100 * 5006  # at most one interval over
+    assert rotated.stat().st_size <= 200_000 + 100 * 5006
+    assert "last words" in agent_log.read_tail(log_path) or "last words" in rotated.read_text()
