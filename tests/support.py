@@ -25,12 +25,15 @@ async def wait_until(pilot: Any, predicate: Callable[[], bool], timeout: float =
 
 
 async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
-    """Wait until every tool call has a mounted card and its diffs and panes are drawn.
+    """Wait until every tool call has a mounted card and its diffs and panes are drawn, and
+    every streamed message has rendered all its text.
 
     Cards mount in batches after the updates arrive, so a turn can be over before its last
     cards exist; waiting on the panels found too early would let a snapshot race them.
+    Messages render their chunks a frame at a time, so a reply can still be empty then.
     """
     from tui.widgets.diff_panel import DiffPanel
+    from tui.widgets.messages import StreamingMarkdown
     from tui.widgets.terminal_pane import TerminalPane
 
     def mounted() -> bool:
@@ -41,6 +44,9 @@ async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
         return True
 
     await wait_until(pilot, mounted)
+    await wait_until(
+        pilot, lambda: not any(text.is_streaming for text in view.query(StreamingMarkdown))
+    )
     await pilot.pause()
     for pane in view.query(TerminalPane):
         await pane.flush()

@@ -102,11 +102,16 @@ class ThoughtMessage(Collapsible):
         color: $text-muted;
     }
     ThoughtMessage StreamingMarkdown { color: $text-muted; background: transparent; }
+    /* Collapsed, only the title shows. Said outright: an auto height was sometimes left
+       too tall after the hidden body grew while streaming, which moved the whole view. */
+    ThoughtMessage.-collapsed { height: 1; }
     """
 
     def __init__(self, text: str) -> None:
         self._body = StreamingMarkdown(text)
-        super().__init__(self._body, title="thought", collapsed=True)
+        # Collapsed from the first layout: Collapsible sets its class only once mounted, and a
+        # layout in between measured the hidden body.
+        super().__init__(self._body, title="thought", collapsed=True, classes="-collapsed")
 
     def add_text(self, text: str) -> None:
         self._body.add_text(text)
