@@ -97,7 +97,7 @@ async def run_tui(script: list[list[dict[str, Any]]], done: Any, workdir: Path) 
             await pilot.pause(0.01)
         for turn in range(len(script)):
             start = time.perf_counter()
-            app._prompts.put_nowait(f"turn {turn}")
+            app.submit_prompt(f"turn {turn}")
             while not (app.turns_completed > turn and done(app, turn)):
                 await asyncio.sleep(0.005)
             times.append(time.perf_counter() - start)

@@ -448,6 +448,10 @@ class DshApp(App[None]):
             return
         event.prompt.clear()
         self.history.add(text)
+        self.submit_prompt(text)
+
+    def submit_prompt(self, text: str) -> None:
+        """Queue a prompt, to be sent in order once the session is ready and no turn runs."""
         self.queued.append(text)
         self._queue_changed.set()
         self._show_queue()
