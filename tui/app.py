@@ -278,6 +278,10 @@ class DshApp(App[None]):
         self._apply(self.conversation.add_prompt(text))
         try:
             response = await session.prompt(text)
+            if response.stop_reason == "cancelled":
+                # The agent has sent its last updates for the turn: what is still pending or
+                # running will never finish, so it stops spinning.
+                self._apply(self.conversation.settle_unfinished("cancelled"))
             if response.stop_reason != "end_turn":
                 self._apply(self.conversation.notice(f"turn ended: {response.stop_reason}"))
         finally:
@@ -291,6 +295,9 @@ class DshApp(App[None]):
         self._last_session_id = session.session_id
         self._agent_can_load = can_load(session.init)
         self.conversation.start_session(session.session.modes, session.session.config_options or [])
+        if session.resumed:
+            # The replay is over: a call it left unfinished belongs to a turn long gone.
+            self._apply(self.conversation.settle_unfinished("unknown"))
         self.refresh_header()
         prompt = self.query_one(PromptArea)
         prompt.disabled = False

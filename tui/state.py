@@ -301,12 +301,20 @@ class Conversation:
         log.warning("unsupported session update: %r", kind)
         return self.unsupported(f"update kind {kind!r}")
 
-    def settle_unfinished(self) -> list[Change]:
-        """The agent is gone: calls still pending or running can no longer finish."""
+    def settle_unfinished(
+        self, status: Literal["failed", "cancelled", "unknown"] = "failed"
+    ) -> list[Change]:
+        """Calls still pending or running that will get no more updates stop spinning.
+
+        "failed" when the agent is gone; "cancelled" when a turn ended cancelled (the spec asks
+        the client to mark them so, v1 having no such status); "unknown" when a load replay ends,
+        since a replayed call's last update says nothing about how it ended. Client-side
+        statuses: a later update from the agent still replaces them.
+        """
         changes: list[Change] = []
         for entry in self.tool_calls.values():
             if entry.status in ("pending", "in_progress"):
-                entry.status = "failed"
+                entry.status = status
                 changes.append(ToolCallChanged(entry, frozenset({"status"})))
         return changes
 

@@ -17,6 +17,10 @@ list k (the last list repeats). Actions:
 Terminal options: "report": "exit" says only the exit status and output size (not the output),
 "outputByteLimit": n is passed on. Script option "delays": {"initialize"?: s, "new_session"?: s}
 answers those requests late, for tests of what the client does before a session exists.
+Script option "load": [UPDATE, ...] advertises loadSession and replays those raw updates on
+session/load. "modeMessage": text with {mode} is what session/set_mode says as a message
+(default "mode set: {mode}"); "sessionExtra": {...} is merged into the session/new result
+raw (fields this SDK does not know, such as the unstable "models").
 """
 
 from __future__ import annotations
@@ -73,19 +77,31 @@ class ScriptAgent:
         await self.delay("initialize")
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(),
+            agent_capabilities=AgentCapabilities(load_session="load" in self.script),
             agent_info=Implementation(
                 name=self.script.get("agent_name", "script-agent"), version="1"
             ),
         )
 
-    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse | dict[str, Any]:
         await self.delay("new_session")
         extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
-        return NewSessionResponse.model_validate({"sessionId": "s1", **extra})
+        response = NewSessionResponse.model_validate({"sessionId": "s1", **extra})
+        if "sessionExtra" not in self.script:
+            return response
+        raw: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return {**raw, **self.script["sessionExtra"]}
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        for update in self.script["load"]:
+            await self.raw.send_notification(
+                "session/update", {"sessionId": session_id, "update": update}
+            )
+        return {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
-        await self.say(session_id, f"mode set: {mode_id}")
+        text = self.script.get("modeMessage", "mode set: {mode}")
+        await self.say(session_id, text.format(mode=mode_id))
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: Any, **kwargs: Any

@@ -50,6 +50,9 @@ STATUS_LABELS = {
     "in_progress": ("● running", "yellow"),
     "completed": ("✓ completed", "green"),
     "failed": ("✕ failed", "red"),
+    # Client-side ends (Conversation.settle_unfinished): the agent never said how these ended.
+    "cancelled": ("⊘ cancelled", "yellow"),
+    "unknown": ("? unknown", "dim"),
 }
 
 

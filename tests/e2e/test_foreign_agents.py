@@ -1,0 +1,101 @@
+"""dsh-tui against agents that behave like the foreign ones of issue 16, played raw by
+script_agent.py: cancelled turns, replays, permission-only calls, odd input."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from support import wait_until
+from tui.app import AppConfig, DshApp
+from tui.widgets.messages import Notice
+from tui.widgets.prompt import PromptArea
+from tui.widgets.tool_card import ToolCard
+
+SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
+
+
+def script_app(tmp_path: Path, script: dict[str, Any], **config: Any) -> DshApp:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    workspace = tmp_path / "work"
+    workspace.mkdir(exist_ok=True)
+    command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
+    return DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs", **config))
+
+
+async def send(app: DshApp, pilot: Any, text: str = "go") -> None:
+    await wait_until(pilot, lambda: app.session is not None)
+    app.query_one(PromptArea).text = text
+    done = app.turns_completed
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.turn_running or app.turns_completed > done)
+
+
+def notices(app: DshApp) -> list[str]:
+    return [str(n.render()) for n in app.query(Notice)]
+
+
+def cards(app: DshApp) -> dict[str, ToolCard]:
+    return {card.entry.tool_call_id: card for card in app.query(ToolCard)}
+
+
+def tool_call(call_id: str, title: str, status: str, **fields: Any) -> dict[str, Any]:
+    update = {"sessionUpdate": "tool_call", "toolCallId": call_id, "title": title}
+    return {"update": {**update, "status": status, **fields}}
+
+
+async def test_a_cancelled_turn_settles_its_unfinished_cards_as_cancelled(tmp_path: Path) -> None:
+    """A Shell card left `⠧ running` and another left `◌ pending` after "turn ended:
+    cancelled": both show cancelled once the turn ends so, and stop spinning."""
+    script = {
+        "prompts": [
+            [
+                tool_call("shell-1", "Shell", "in_progress", kind="execute"),
+                tool_call("edit-1", "Edit hello.py", "pending", kind="edit"),
+                tool_call("read-1", "Read a.py", "completed", kind="read"),
+                {"sleep": 30},
+                {"echo": "not reached: the turn was cancelled "},
+            ]
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: len(cards(app)) == 3)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await pilot.pause()
+        found = cards(app)
+        assert found["shell-1"].entry.status == "cancelled"
+        assert found["edit-1"].entry.status == "cancelled"
+        assert found["read-1"].entry.status == "completed"
+        assert "turn ended: cancelled" in notices(app)
+        face = str(found["shell-1"].render())
+        assert "⊘ cancelled" in face and "running" not in face
+        assert "⊘ cancelled" in str(found["edit-1"].render())
+
+
+async def test_a_load_replay_settles_unfinished_cards_as_unknown(tmp_path: Path) -> None:
+    """A card replayed by session/load as in progress no longer spins for ever."""
+    script = {
+        "load": [
+            {"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "hi"}},
+            tool_call("old-1", "Shell", "in_progress", kind="execute")["update"],
+            tool_call("old-2", "Read a.py", "completed", kind="read")["update"],
+        ],
+        "prompts": [[]],
+    }
+    app = script_app(tmp_path, script, resume="s1")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: len(cards(app)) == 2)
+        await pilot.pause()
+        found = cards(app)
+        assert found["old-1"].entry.status == "unknown"
+        assert found["old-2"].entry.status == "completed"
+        face = str(found["old-1"].render())
+        assert "? unknown" in face and "running" not in face
