@@ -25,6 +25,7 @@ from acp.schema import (
     ToolCallStart,
 )
 
+from agent.jsonvalue import JsonObject
 from agent.views import (
     DiffCallView,
     DiffResultView,
@@ -155,9 +156,19 @@ def _locations(locations: Sequence[FileLocation]) -> list[ToolCallLocation] | No
 
 
 def call_update(
-    view: ToolCallView, tool_call_id: str, session_cwd: str | None, terminal_cards: bool
+    view: ToolCallView,
+    tool_call_id: str,
+    session_cwd: str | None,
+    terminal_cards: bool,
+    args: JsonObject | None = None,
 ) -> ToolCallStart:
-    """The `tool_call` for a call view; always `in_progress` (execution starts right away)."""
+    """The `tool_call` for a call view; always `in_progress` (execution starts right away).
+
+    `args` is the call's argument object: a terminal card sends it as `rawInput` (the view
+    holds only what the card shows), so clients that show no terminal still see the command,
+    as an object, which is all strict clients accept. Without it, `{command, description?}`
+    is rebuilt from the view.
+    """
     match view:
         case GenericCallView():
             first = view.locations[0].path if view.locations else None
@@ -206,12 +217,21 @@ def call_update(
                 title=view.title,  # the command: never relativized
                 kind="execute",
                 status="in_progress",
-                raw_input=view.title,  # for clients that show no terminal
+                raw_input=args if args is not None else _terminal_input(view),
                 content=content or None,
                 field_meta=meta,
             )
         case _:
             assert_never(view)
+
+
+def _terminal_input(view: TerminalCallView) -> JsonObject:
+    raw: JsonObject = {"command": view.title}
+    if view.description:
+        raw["description"] = view.description
+    if view.cwd:
+        raw["workdir"] = view.cwd
+    return raw
 
 
 def result_update(

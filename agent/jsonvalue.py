@@ -25,3 +25,12 @@ def as_json(value: object) -> JsonValue:
     if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         return [as_json(item) for item in value]
     return str(value)
+
+
+def as_object(value: Mapping[str, object]) -> JsonObject:
+    """A mapping as a plain JSON object (values coerced by `as_json`).
+
+    `rawInput` on the wire must be an object (strict clients reject a string or a list), so
+    tool arguments are shown through this rather than `as_json`.
+    """
+    return {str(key): as_json(item) for key, item in value.items()}

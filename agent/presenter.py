@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from agent.bridge import ToolUpdate, call_update, output_update, plan_update, result_update
-from agent.jsonvalue import JsonValue, as_json
+from agent.jsonvalue import JsonObject, JsonValue, as_json, as_object
 from agent.tools import ALL_TOOLS
 from agent.tools.base import PlanTool, Tool, ToolContext, ToolResult, error_text
 from agent.views import (
@@ -86,6 +86,18 @@ def call_meta(
         return None
 
 
+def raw_input_object(args: object) -> JsonObject:
+    """The call's arguments as the object `rawInput` must be on the wire.
+
+    A model can send arguments that are not an object (a list, a number, or text that is not
+    JSON); those are kept whole under `"arguments"`, so the card still shows them and strict
+    clients, which reject a non-object `rawInput`, still accept it.
+    """
+    if isinstance(args, Mapping):
+        return as_object(args)
+    return {"arguments": as_json(args)}
+
+
 def raw_result_view(result: ToolResult) -> GenericResultView:
     """The fallback card: the result text itself, with the `Error: ` prefix on failures."""
     text = error_text(result.output) if result.is_error else result.output
@@ -143,12 +155,13 @@ class SessionPresenter:
                     view = tool.present_call(args)
             except Exception as exc:  # a tool's presenter must never break the turn
                 self._on_error(f"{tool_name}.present_call", exc)
+        raw_input = raw_input_object(args)
         if view is None:
             view = GenericCallView(
-                card="generic", title=tool_name, kind="other", raw_input=as_json(args)
+                card="generic", title=tool_name, kind="other", raw_input=raw_input
             )
         self._calls[tool_call_id] = _Call(tool_name, args, view.card)
-        return [call_update(view, tool_call_id, self.session_cwd, self.terminal_cards)]
+        return [call_update(view, tool_call_id, self.session_cwd, self.terminal_cards, raw_input)]
 
     def on_output(self, tool_call_id: str, data: str) -> list[ToolUpdate]:
         """A live output chunk: an append-only terminal update, or nothing.
@@ -224,4 +237,11 @@ class SessionPresenter:
         return frozenset(self._calls)
 
 
-__all__ = ["CallInspector", "SessionPresenter", "call_meta", "parse_arguments", "raw_result_view"]
+__all__ = [
+    "CallInspector",
+    "SessionPresenter",
+    "call_meta",
+    "parse_arguments",
+    "raw_input_object",
+    "raw_result_view",
+]

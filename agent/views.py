@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from agent.jsonvalue import JsonValue
+from agent.jsonvalue import JsonObject
 
 ToolCallKind = Literal["read", "edit", "delete", "move", "search", "execute", "fetch", "other"]
 PlanStatus = Literal["pending", "in_progress", "completed"]
@@ -69,12 +69,16 @@ class PlanItem:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GenericCallView:
-    """Any call: a title plus optional kind, salient input, text and follow-along locations."""
+    """Any call: a title plus optional kind, the tool's arguments, text and follow-along locations.
+
+    `raw_input` is the tool's argument object, never a bare string or list: ACP clients that
+    validate strictly reject a `rawInput` that is not an object, and lose the whole card.
+    """
 
     card: Literal["generic"]
     title: str
     kind: ToolCallKind | None = None
-    raw_input: JsonValue = None
+    raw_input: JsonObject | None = None
     content: tuple[TextBlock, ...] = ()
     locations: tuple[FileLocation, ...] = ()
 

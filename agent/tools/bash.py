@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from agent.jsonvalue import JsonObject
+from agent.jsonvalue import JsonObject, as_object
 from agent.tools.base import (
     ToolArgsError,
     ToolContext,
@@ -516,7 +516,7 @@ class BashTool:
                 card="generic",
                 title=parsed.command,
                 kind="execute",
-                raw_input=parsed.command,
+                raw_input=as_object(args),
                 content=(TextBlock(parsed.description),) if parsed.description else (),
             )
         return TerminalCallView(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import get_args
 
-from agent.jsonvalue import JsonObject, JsonValue, as_json
+from agent.jsonvalue import JsonObject, JsonValue, as_object
 from agent.tools.base import ToolArgsError, ToolContext, ToolResult
 from agent.views import (
     GenericCallView,
@@ -103,7 +103,7 @@ class TodoWriteTool:
         if not isinstance(todos, list):
             return None
         return GenericCallView(
-            card="generic", title="Update todo list", kind="other", raw_input=as_json(todos)
+            card="generic", title="Update todo list", kind="other", raw_input=as_object(args)
         )
 
     def present_result(

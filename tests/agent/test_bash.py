@@ -143,7 +143,7 @@ def test_present_call_terminal_and_background() -> None:
         card="generic",
         title="serve",
         kind="execute",
-        raw_input="serve",
+        raw_input={"command": "serve", "description": "test", "run_in_background": True},
         content=(TextBlock("test"),),
     )
 

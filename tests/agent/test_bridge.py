@@ -22,6 +22,7 @@ from agent.bridge import (
     unstreamed_tail,
     wire_dict,
 )
+from agent.jsonvalue import JsonObject
 from agent.views import (
     DiffCallView,
     DiffResultView,
@@ -77,7 +78,7 @@ def test_terminal_call_capability_on() -> None:
         "title": "echo hi",
         "kind": "execute",
         "status": "in_progress",
-        "rawInput": "echo hi",
+        "rawInput": {"command": "echo hi", "description": "Say hi"},
         "content": [DESCRIPTION, {"type": "terminal", "terminalId": "c1"}],
         "_meta": {"terminal_info": {"terminal_id": "c1", "cwd": CWD}},
     }
@@ -152,9 +153,16 @@ def test_terminal_call_capability_off_byte_for_byte() -> None:
         "title": "echo hi",
         "kind": "execute",
         "status": "in_progress",
-        "rawInput": "echo hi",
+        "rawInput": {"command": "echo hi", "description": "Say hi"},
         "content": [DESCRIPTION],
     }
+
+
+def test_terminal_raw_input_is_the_calls_argument_object() -> None:
+    args: JsonObject = {"command": "echo hi", "description": "Say hi", "timeoutMs": 5}
+    for terminal in (False, True):
+        update = wire_dict(call_update(ECHO, "c1", CWD, terminal, args))
+        assert update["rawInput"] == args
 
 
 def test_terminal_result_capability_off_byte_for_byte() -> None:
@@ -197,7 +205,7 @@ def test_bare_execute_card_without_description_or_capability() -> None:
         "title": "ls",
         "kind": "execute",
         "status": "in_progress",
-        "rawInput": "ls",
+        "rawInput": {"command": "ls"},
     }
 
 

@@ -67,7 +67,7 @@ call_views: st.SearchStrategy[ToolCallView] = st.one_of(
         card=st.just("generic"),
         title=texts,
         kind=st.one_of(st.none(), kinds),
-        raw_input=json_values,
+        raw_input=st.one_of(st.none(), st.dictionaries(texts, json_values, max_size=3)),
         content=blocks,
         locations=locations,
     ),

@@ -97,7 +97,8 @@ def test_unknown_tool_falls_back_to_a_generic_card() -> None:
 def test_argument_parsing(raw: str, parsed: object) -> None:
     assert parse_arguments(raw) == parsed
     [update] = wires(presenter().on_call("c1", "mystery", raw))
-    assert update["rawInput"] == parsed
+    # Always an object on the wire: what is not one is kept whole under "arguments".
+    assert update["rawInput"] == (parsed if isinstance(parsed, dict) else {"arguments": parsed})
 
 
 def test_result_resolves_through_the_remembered_call() -> None:
@@ -143,7 +144,9 @@ def test_unknown_and_finished_ids_render_raw_content() -> None:
 
 
 def test_a_tools_card_wins() -> None:
-    view = GenericCallView(card="generic", title="List files", kind="execute", raw_input="ls")
+    view = GenericCallView(
+        card="generic", title="List files", kind="execute", raw_input={"command": "ls"}
+    )
     [update] = wires(presenter(FakeTool(call=view)).on_call("c1", "fake", {"command": "ls"}))
     assert update == {
         "sessionUpdate": "tool_call",
@@ -151,7 +154,7 @@ def test_a_tools_card_wins() -> None:
         "title": "List files",
         "kind": "execute",
         "status": "in_progress",
-        "rawInput": "ls",
+        "rawInput": {"command": "ls"},
     }
 
 
@@ -176,7 +179,7 @@ def test_non_mapping_args_skip_the_tool_presenter() -> None:
     errors: list[str] = []
     p = presenter(tool, on_error=lambda where, exc: errors.append(where))
     [update] = wires(p.on_call("c1", "fake", "not json"))
-    assert update["rawInput"] == "not json"
+    assert update["rawInput"] == {"arguments": "not json"}  # an object, as strict clients need
     assert errors == []
 
 
@@ -242,7 +245,7 @@ def test_bash_capability_off() -> None:
             "title": "echo hello",
             "kind": "execute",
             "status": "in_progress",
-            "rawInput": "echo hello",
+            "rawInput": args,
             "content": [text("Say hello")],
         }
     ]
@@ -327,7 +330,7 @@ def test_bash_errors_and_background_runs_are_fenced_generic_cards() -> None:
         "title": "serve",
         "kind": "execute",
         "status": "in_progress",
-        "rawInput": "serve",
+        "rawInput": bg,
         "content": [text("Serve")],
     }
     [ack] = wires(p.on_result("c2", "bash", bg, ToolResult("started background task bash-1")))
@@ -433,7 +436,7 @@ def test_todo_write_plan_comes_before_its_own_update() -> None:
         "title": "Update todo list",
         "kind": "other",
         "status": "in_progress",
-        "rawInput": args["todos"],
+        "rawInput": {"todos": args["todos"]},
     }
     meta = {"todos": args["todos"]}
     plan, done = wires(p.on_result("c1", "todo_write", args, ToolResult("Updated", meta=meta)))

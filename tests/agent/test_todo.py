@@ -83,7 +83,7 @@ async def test_invalid_lists_are_rejected(tmp_path: Path, todos: object, message
 def test_card() -> None:
     todos = [{"content": "a", "status": "pending"}]
     assert todo.present_call({"todos": todos}) == GenericCallView(
-        card="generic", title="Update todo list", kind="other", raw_input=todos
+        card="generic", title="Update todo list", kind="other", raw_input={"todos": todos}
     )
     assert todo.present_result({"todos": todos}, ToolResult("Updated")) is None
 

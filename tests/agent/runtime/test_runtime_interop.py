@@ -1,0 +1,64 @@
+"""dsh-agent under foreign clients: raw clients over real pipes, playing what they sent and need.
+
+Each test is a scripted client speaking raw JSON-RPC to a real `dsh-agent` process, built from
+the shapes foreign ACP clients were seen to send and to require (a strict client that rejects
+a `rawInput` that is not an object, a CLI queue owner that loads a session it never prompted,
+clients that show only the permission request, ...).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from runtime_support import scenario_file
+from wire_support import agent, new_session, prompt
+
+
+def updates(seen: list[Any], kind: str) -> list[dict[str, Any]]:
+    return [
+        message["params"]["update"]
+        for message in seen
+        if isinstance(message, dict)
+        and message.get("method") == "session/update"
+        and message["params"]["update"].get("sessionUpdate") == kind
+    ]
+
+
+def strict_tool_call(update: dict[str, Any]) -> None:
+    """What a strictly validating client checks before it shows a card."""
+    if "rawInput" in update and not isinstance(update["rawInput"], dict):
+        raise AssertionError("-32602 ToolCall: value of key 'rawInput' is not a dict")
+    assert isinstance(update["title"], str) and update["title"]
+    assert update["kind"] in ("read", "edit", "delete", "move", "search", "execute", "other")
+
+
+async def start(tmp_path: Path, workspace: Path, steps: list[list[dict[str, Any]]]) -> Any:
+    scenario = scenario_file(tmp_path, steps)
+    return agent(tmp_path, "--scenario", scenario, "--mode", "full-access")
+
+
+# --- 1. rawInput is the tool's argument object --------------------------------------------
+
+
+async def test_raw_input_is_an_object_for_bash_and_todo_write(
+    tmp_path: Path, workspace: Path
+) -> None:
+    bash_args = {"command": "seq 1 400", "description": "Count to 400"}
+    todos = {"todos": [{"content": "Count", "status": "in_progress"}]}
+    steps: list[list[dict[str, Any]]] = [
+        [
+            {"tool_call": {"name": "bash", "arguments": bash_args}},
+            {"tool_call": {"name": "todo_write", "arguments": todos}},
+        ],
+        [{"text": "done"}],
+    ]
+    async with await start(tmp_path, workspace, steps) as dsh:
+        await dsh.initialize()  # no capabilities at all, as a plain CLI client
+        session_id = await new_session(dsh, workspace)
+        response, seen = await prompt(dsh, session_id, "go", 3)
+        assert response["result"]["stopReason"] == "end_turn"
+    calls = updates(seen, "tool_call")
+    for call in calls:
+        strict_tool_call(call)
+    assert [call["rawInput"] for call in calls] == [bash_args, todos]
