@@ -285,6 +285,7 @@ class DshApp(App[None]):
             if response.stop_reason != "end_turn":
                 self._apply(self.conversation.notice(f"turn ended: {response.stop_reason}"))
         finally:
+            self.conversation.end_turn()
             self.turn_running = False
             self.turns_completed += 1
             prompt.placeholder = READY_PLACEHOLDER

@@ -194,6 +194,8 @@ class Conversation:
         self.commands: list[AvailableCommand] = []
         self.config_options: list[Any] = []
         self.modes: list[SessionMode] = []
+        # The last entry of the last finished turn: text chunks no longer merge into it.
+        self._closed: Entry | None = None
 
     def start_session(self, modes: SessionModeState | None, config_options: list[Any]) -> None:
         """Modes and config options as the session/new (or load) response gave them."""
@@ -231,6 +233,11 @@ class Conversation:
         self.entries.append(entry)
         return [EntryAdded(entry)]
 
+    def end_turn(self) -> None:
+        """The prompt turn is over: a chunk that arrives now (say, after a mode switch) is not
+        part of its reply and starts a message of its own instead of merging into it."""
+        self._closed = self.entries[-1] if self.entries else None
+
     def notice(
         self, text: str, level: Literal["info", "warning", "error"] = "info"
     ) -> list[Change]:
@@ -247,7 +254,7 @@ class Conversation:
     def append_text(self, role: Role, text: str) -> list[Change]:
         """Chunks merge into the current block of their kind; another kind starts a new block."""
         last = self.entries[-1] if self.entries else None
-        if isinstance(last, MessageEntry) and last.role == role:
+        if isinstance(last, MessageEntry) and last.role == role and last is not self._closed:
             last.text += text
             return [TextAppended(last, text)]
         entry = MessageEntry(role, text)

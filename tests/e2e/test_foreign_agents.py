@@ -11,7 +11,7 @@ from typing import Any
 
 from support import wait_until
 from tui.app import AppConfig, DshApp
-from tui.widgets.messages import Notice
+from tui.widgets.messages import AgentMessage, Notice
 from tui.widgets.prompt import PromptArea
 from tui.widgets.tool_card import ToolCard
 
@@ -99,3 +99,32 @@ async def test_a_load_replay_settles_unfinished_cards_as_unknown(tmp_path: Path)
         assert found["old-2"].entry.status == "completed"
         face = str(found["old-1"].render())
         assert "? unknown" in face and "running" not in face
+
+
+async def test_a_message_between_turns_starts_its_own_entry(tmp_path: Path) -> None:
+    """After a mode switch an agent says `[MODE_UPDATE] autoEdit`: it used to be glued to the
+    previous reply as `ok, not changed.[MODE_UPDATE] autoEdit`."""
+    script = {
+        "modes": {
+            "currentModeId": "default",
+            "availableModes": [
+                {"id": "default", "name": "Default"},
+                {"id": "autoEdit", "name": "Auto edit"},
+            ],
+        },
+        "modeMessage": "[MODE_UPDATE] {mode}",
+        "prompts": [[{"echo": "ok, not changed: "}]],
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot, "mode?")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: len(app.query(AgentMessage)) == 2)
+        sources = [message.source for message in app.query(AgentMessage)]
+        assert sources == ["ok, not changed: mode?", "[MODE_UPDATE] autoEdit"]
+        # The next turn's reply is its own entry too, after the prompt.
+        await send(app, pilot, "again")
+        await wait_until(pilot, lambda: app.turns_completed == 2)
+        await wait_until(pilot, lambda: len(app.query(AgentMessage)) == 3)
+        assert app.query(AgentMessage)[-1].source == "ok, not changed: again"
