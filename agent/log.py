@@ -5,7 +5,9 @@ Layout: `<session dir>/<session id>.jsonl`. The first line is a header
 event (`agent.events`) plus `seq` and `time`. The session dir is `--session-dir`, else
 `$DSH_SESSION_DIR`, else `platformdirs.user_data_dir("dsh-agent")/sessions`.
 
-The file is created with the first event, so a session nobody prompted leaves nothing behind.
+The file and its header are written at `session/new`, so a client can `session/load` a
+session it created but never prompted (a CLI queue owner does exactly that); `session/list`
+leaves such header-only logs out, as there is nothing in them to resume.
 Each line is flushed before the event reaches the client. On load a torn last line (a crash
 mid-write) is dropped, and a tool call left without a result, or a turn left open, is closed
 by appended events, so the log always describes a finished conversation. While a process
@@ -14,12 +16,13 @@ has a session open it holds an exclusive lock on the file, so two agents never a
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -146,10 +149,9 @@ class SessionLog:
         self._exists = exists
         self._file: IO[bytes] | None = None
 
-    def set_title(self, title: str) -> None:
-        """The header's title, if the header is not written yet (it never is rewritten)."""
-        if not self._exists and self.header.title is None:
-            self.header = replace(self.header, title=title)
+    def start(self) -> None:
+        """Create the file now with its header (and take the lock), before any event."""
+        self._open().flush()
 
     def append(self, event: Event) -> None:
         """Write one event and flush it; the header first when the file does not exist yet."""
@@ -238,8 +240,17 @@ class SessionStore:
         return self.root / f"{session_id}.jsonl"
 
     def create(self, session_id: str, cwd: str) -> SessionLog:
-        """A log for a new session; nothing touches the disk until its first event."""
-        return SessionLog(self.path_for(session_id), Header(session_id, cwd, now_iso()))
+        """A log for a new session, its header written at once so `load` can find it.
+
+        A disk that refuses the header does not refuse the session: the failure is logged
+        and the next append tries again (as for every event).
+        """
+        session_log = SessionLog(self.path_for(session_id), Header(session_id, cwd, now_iso()))
+        try:
+            session_log.start()
+        except (OSError, LogError) as error:
+            log.error("cannot write the session log %s: %s", session_log.path, error)
+        return session_log
 
     def load(self, session_id: str, cwd: str | None = None) -> LoadedSession:
         """Read, lock and repair a session log.
@@ -335,9 +346,12 @@ def _summary(path: Path) -> SessionSummary | None:
         if not first.endswith(b"\n"):
             return None
         header = Header.from_json(json.loads(first))
+        second = handle.readline()
+        if not second.strip():
+            return None  # never prompted: a header and nothing to resume
         title = header.title
         if title is None:
-            for line in handle:
+            for line in itertools.chain((second,), handle):
                 if marker in line and line.endswith(b"\n"):
                     try:
                         event = event_from_json(json.loads(line))

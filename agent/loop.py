@@ -101,8 +101,6 @@ class _StepResult:
 
 def start_turn(session: AgentSession, text: str, *, command: bool, title: str | None) -> None:
     """Log the turn's opening events; the title only for the session's first model turn."""
-    if title is not None:
-        session.log.set_title(title)
     session.emit(TurnStart(session.history.turns + 1, command))
     session.emit(UserMessage(text))
     if title is not None:

@@ -62,3 +62,40 @@ async def test_raw_input_is_an_object_for_bash_and_todo_write(
     for call in calls:
         strict_tool_call(call)
     assert [call["rawInput"] for call in calls] == [bash_args, todos]
+
+
+# --- 2. a session never prompted can be loaded --------------------------------------------
+
+
+async def test_a_session_never_prompted_loads_in_this_and_a_later_process(
+    tmp_path: Path, workspace: Path
+) -> None:
+    async with agent(tmp_path) as dsh:
+        await dsh.initialize()
+        session_id = await new_session(dsh, workspace)
+        await dsh.send(load_request(4, session_id, workspace))
+        loaded = await dsh.response(4)
+        assert "result" in loaded, loaded
+    async with agent(tmp_path) as dsh:  # the queue owner comes back later
+        await dsh.initialize()
+        await dsh.send({"jsonrpc": "2.0", "id": 5, "method": "session/list", "params": {}})
+        listed = await dsh.response(5)
+        assert listed["result"]["sessions"] == []  # nothing in it to resume
+        await dsh.send(load_request(6, session_id, workspace))
+        loaded = await dsh.response(6)
+        assert "result" in loaded, loaded
+        assert loaded["result"]["modes"]["currentModeId"]
+        response, _ = await prompt(dsh, session_id, "/status", 7)
+        assert response["result"]["stopReason"] == "end_turn"
+        await dsh.send({"jsonrpc": "2.0", "id": 8, "method": "session/list", "params": {}})
+        listed = await dsh.response(8)
+        assert [s["sessionId"] for s in listed["result"]["sessions"]] == [session_id]
+
+
+def load_request(request_id: int, session_id: str, cwd: Path) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "session/load",
+        "params": {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []},
+    }

@@ -34,17 +34,21 @@ def lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_nothing_is_written_until_the_first_event(tmp_path: Path) -> None:
+def test_the_header_is_written_at_create_so_an_unprompted_session_loads(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "sessions")
     log = store.create("s1", CWD)
-    assert not log.path.exists()
-    log.set_title("Fix the tests")
+    [header] = lines(log.path)  # before any event: session/load must find it
+    assert store.list() == []  # ... but there is nothing to resume in the list
+    log.close()
+    loaded = store.load("s1", CWD)
+    assert loaded.events == []
+    log = loaded.log
     log.append(TurnStart(1))
     log.append(UserMessage("fix the tests"))
     log.close()
     header, *events = lines(log.path)
     assert header["type"] == "session" and header["version"] == 1
-    assert (header["id"], header["cwd"], header["title"]) == ("s1", CWD, "Fix the tests")
+    assert (header["id"], header["cwd"], header["title"]) == ("s1", CWD, None)
     assert isinstance(header["created"], str)
     assert [(e["seq"], e["type"]) for e in events] == [(1, "turn/start"), (2, "user/message")]
 
@@ -148,12 +152,14 @@ def test_list_is_newest_first_with_titles_and_cwd_filter(tmp_path: Path) -> None
     store = SessionStore(tmp_path)
     for number, (session_id, cwd) in enumerate([("old", CWD), ("new", CWD), ("other", "/x")]):
         log = store.create(session_id, cwd)
-        if session_id == "old":
-            log.set_title("Old one")
         log.append(TurnStart(1, command=True))
         if session_id == "new":
             log.append(Title("Titled later"))
         log.close()
+        if session_id == "old":  # a log from before headers were written at once
+            header, *rest = log.path.read_text().splitlines(keepends=True)
+            titled = {**json.loads(header), "title": "Old one"}
+            log.path.write_text(json.dumps(titled) + "\n" + "".join(rest))
         os.utime(log.path, (1_000_000 + number, 1_000_000 + number))
     (tmp_path / "junk.jsonl").write_text("not json\n")
     (tmp_path / "notes.txt").write_text("ignored")
