@@ -385,12 +385,17 @@ class DshApp(App[None]):
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> RequestPermissionResponse:
         """Queue the request; one panel at a time replaces the prompt until answered."""
+        self._apply(self.conversation.asked_call(tool_call))
         request = PendingPermission(session_id, tool_call, options)
         self._permissions.append(request)
         if len(self._permissions) == 1:
             self._show_permission(request)
         try:
-            return await request.answer
+            response = await request.answer
+            self._apply(
+                self.conversation.permission_answered(tool_call.tool_call_id, options, response)
+            )
+            return response
         finally:
             self._permissions.remove(request)
             self._close_permission(request)

@@ -19,7 +19,9 @@ if TYPE_CHECKING:
         AvailableCommand,
         EmbeddedResourceContentBlock,
         ImageContentBlock,
+        PermissionOption,
         PlanEntry,
+        RequestPermissionResponse,
         ResourceContentBlock,
         SessionMode,
         SessionModeState,
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
         ToolCallLocation,
         ToolCallProgress,
         ToolCallStart,
+        ToolCallUpdate,
         UsageUpdate,
     )
 
@@ -325,7 +328,35 @@ class Conversation:
                 changes.append(ToolCallChanged(entry, frozenset({"status"})))
         return changes
 
-    def upsert_tool_call(self, update: ToolCallStart | ToolCallProgress) -> list[Change]:
+    def asked_call(self, tool_call: ToolCallUpdate) -> list[Change]:
+        """A permission question about a call never announced (some agents send only the
+        question, with a full `toolCall`): its card is created from the question, so the call
+        is in the transcript while it runs and after a rejection."""
+        if tool_call.tool_call_id in self.tool_calls:
+            return []
+        return self.upsert_tool_call(tool_call)
+
+    def permission_answered(
+        self,
+        call_id: str,
+        options: list[PermissionOption],
+        response: RequestPermissionResponse,
+    ) -> list[Change]:
+        """A rejected call that is still pending shows as rejected: an agent that asked only
+        may never update it again. A later update from the agent still replaces it."""
+        entry = self.tool_calls.get(call_id)
+        chosen = getattr(response.outcome, "option_id", None)
+        kinds = {option.option_id: option.kind for option in options}
+        if entry is None or entry.status != "pending" or chosen is None:
+            return []
+        if not kinds.get(chosen, "").startswith("reject"):
+            return []
+        entry.status = "rejected"
+        return [ToolCallChanged(entry, frozenset({"status"}))]
+
+    def upsert_tool_call(
+        self, update: ToolCallStart | ToolCallProgress | ToolCallUpdate
+    ) -> list[Change]:
         """Set only the fields the update carries; content and locations replace wholesale.
 
         An update for an id never seen creates the card, so a late or reordered update is

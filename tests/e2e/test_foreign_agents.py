@@ -43,6 +43,11 @@ def cards(app: DshApp) -> dict[str, ToolCard]:
     return {card.entry.tool_call_id: card for card in app.query(ToolCard)}
 
 
+def header(card: ToolCard) -> str:
+    """The card's header as drawn (title, status, locations)."""
+    return card._header.plain
+
+
 def tool_call(call_id: str, title: str, status: str, **fields: Any) -> dict[str, Any]:
     update = {"sessionUpdate": "tool_call", "toolCallId": call_id, "title": title}
     return {"update": {**update, "status": status, **fields}}
@@ -74,9 +79,9 @@ async def test_a_cancelled_turn_settles_its_unfinished_cards_as_cancelled(tmp_pa
         assert found["edit-1"].entry.status == "cancelled"
         assert found["read-1"].entry.status == "completed"
         assert "turn ended: cancelled" in notices(app)
-        face = str(found["shell-1"].render())
+        face = header(found["shell-1"])
         assert "⊘ cancelled" in face and "running" not in face
-        assert "⊘ cancelled" in str(found["edit-1"].render())
+        assert "⊘ cancelled" in header(found["edit-1"])
 
 
 async def test_a_load_replay_settles_unfinished_cards_as_unknown(tmp_path: Path) -> None:
@@ -97,7 +102,7 @@ async def test_a_load_replay_settles_unfinished_cards_as_unknown(tmp_path: Path)
         found = cards(app)
         assert found["old-1"].entry.status == "unknown"
         assert found["old-2"].entry.status == "completed"
-        face = str(found["old-1"].render())
+        face = header(found["old-1"])
         assert "? unknown" in face and "running" not in face
 
 
@@ -128,3 +133,62 @@ async def test_a_message_between_turns_starts_its_own_entry(tmp_path: Path) -> N
         await wait_until(pilot, lambda: app.turns_completed == 2)
         await wait_until(pilot, lambda: len(app.query(AgentMessage)) == 3)
         assert app.query(AgentMessage)[-1].source == "ok, not changed: again"
+
+
+OPTIONS = [
+    {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+]
+# As one major CLI agent asks: the whole call in the question, no tool_call before it.
+ASKED_ONLY_CALL = {
+    "toolCallId": "toolu_01ABC",
+    "title": "Write hello.py",
+    "kind": "edit",
+    "status": "pending",
+    "content": [
+        {"type": "diff", "path": "/w/hello.py", "oldText": None, "newText": "print('hi')\n"}
+    ],
+    "locations": [{"path": "/w/hello.py"}],
+    "rawInput": {"file_path": "/w/hello.py", "content": "print('hi')\n"},
+}
+
+
+async def test_a_call_asked_only_as_a_permission_question_gets_a_card(tmp_path: Path) -> None:
+    """The card is there while the question is open; a rejection leaves it, marked rejected;
+    an allowed call is then updated by the agent as usual."""
+    from tui.widgets.permission import PermissionPanel
+
+    allowed_then_done = {
+        "update": {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "toolu_01ABC",
+            "status": "completed",
+        }
+    }
+    script = {
+        "prompts": [
+            [{"permission": {"toolCall": ASKED_ONLY_CALL, "options": OPTIONS}}],
+            [{"permission": {"toolCall": ASKED_ONLY_CALL, "options": OPTIONS}}, allowed_then_done],
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+        await wait_until(pilot, lambda: "toolu_01ABC" in cards(app))
+        card = cards(app)["toolu_01ABC"]
+        assert card.entry.title == "Write hello.py" and card.entry.kind == "edit"
+        assert card.entry.status == "pending"
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await pilot.pause()
+        assert card.entry.status == "rejected"
+        assert "✕ rejected" in header(card)
+
+        # The same id asked again is the same card; allowed, the agent's update completes it.
+        await send(app, pilot)
+        await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: app.turns_completed == 2)
+        assert list(cards(app)) == ["toolu_01ABC"]
+        assert app.conversation.tool_calls["toolu_01ABC"].status == "completed"

@@ -53,6 +53,7 @@ STATUS_LABELS = {
     # Client-side ends (Conversation.settle_unfinished): the agent never said how these ended.
     "cancelled": ("⊘ cancelled", "yellow"),
     "unknown": ("? unknown", "dim"),
+    "rejected": ("✕ rejected", "red"),
 }
 
 
