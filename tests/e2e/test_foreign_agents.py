@@ -192,3 +192,24 @@ async def test_a_call_asked_only_as_a_permission_question_gets_a_card(tmp_path: 
         await wait_until(pilot, lambda: app.turns_completed == 2)
         assert list(cards(app)) == ["toolu_01ABC"]
         assert app.conversation.tool_calls["toolu_01ABC"].status == "completed"
+
+
+async def test_raw_input_previews_are_sanitised_json(tmp_path: Path) -> None:
+    """`{'command': "…\\\\033…"}` was a Python repr: the preview is the JSON the agent sent,
+    with nothing in it that could act on the terminal."""
+    from tui.widgets.permission import PermissionPanel
+
+    raw_input = {"command": "printf '\\033[31mred\\033[0m' \x1b]0;pwned\x07", "description": "Red"}
+    call = {"toolCallId": "b1", "title": "Run printf", "kind": "execute", "rawInput": raw_input}
+    script = {"prompts": [[{"permission": {"toolCall": call, "options": OPTIONS}}]]}
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+        preview = str(app.query_one(PermissionPanel).query_one(".preview").render())
+        assert preview.splitlines()[0] == "{"
+        assert '"command": "printf \'\\\\033[31mred\\\\033[0m\' ' in preview
+        assert '"description": "Red"' in preview
+        assert "'command'" not in preview and "\x1b" not in preview and "\x07" not in preview
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.turns_completed == 1)

@@ -18,7 +18,7 @@ from tui.permissions import PendingPermission
 from tui.sanitize import sanitize_text
 from tui.state import block_text
 from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.tool_card import KIND_ICONS, ToolCard
+from tui.widgets.tool_card import KIND_ICONS, ToolCard, raw_json
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import FileEditToolCallContent
@@ -48,7 +48,7 @@ def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any])
         elif isinstance(item, TerminalToolCallContent):
             lines.append((f"terminal {item.terminal_id}", "dim"))
     if not lines and request.tool_call.raw_input is not None:
-        lines.append((str(request.tool_call.raw_input), "dim"))
+        lines += [(line, "dim") for line in raw_json(request.tool_call.raw_input).splitlines()]
     text = Text()
     for line, style in lines[:PREVIEW_LINES]:
         text.append(sanitize_text(line)[:500] + "\n", style=style)

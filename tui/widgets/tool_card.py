@@ -173,8 +173,14 @@ def body_segments(entry: ToolCallEntry) -> list[Segment]:
     return [Segment("diff", diffs=tuple(diffs)) if seg.key == "diff" else seg for seg in segments]
 
 
+def raw_json(value: Any) -> str:
+    """Raw input or output as JSON, the form it came in: a Python repr would show other quotes
+    and escapes than the agent sent. Not sanitised here: callers sanitise what they draw."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
 def fenced_json(value: Any) -> str:
-    return "```json\n" + json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n```"
+    return "```json\n" + raw_json(value) + "\n```"
 
 
 def is_inline(segment: Segment) -> bool:
