@@ -29,6 +29,7 @@ from tui.history import PromptHistory
 from tui.keys import register_alt_enter
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
 from tui.permissions import PendingPermission
+from tui.sanitize import sanitize_text, strip_control
 from tui.state import Change, Conversation, SessionChanged
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
@@ -48,6 +49,7 @@ from tui.widgets.status import StatusLine
 # modules above import the SDK only for annotations, or inside the functions that use it.
 if TYPE_CHECKING:
     from acp.schema import PermissionOption, RequestPermissionResponse, SessionInfo, ToolCallUpdate
+    from textual.notifications import SeverityLevel
 
     from tui.connection import AgentSession, SessionUpdate
 
@@ -154,6 +156,22 @@ class DshApp(App[None]):
             )
             yield StatusLine(id="status")
         yield Footer()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast of plain, sanitised text: notifications carry agent text (an error from
+        session/set_mode, say), and Textual's default, markup, would make `[@click=app.quit]`
+        a live action, while an escape sequence would reach the terminal."""
+        if not markup:
+            message, title = sanitize_text(message), strip_control(title)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
         self._prestarted = self.config.started
@@ -550,10 +568,12 @@ class DshApp(App[None]):
         session = self.session
         if session is None:
             return
+        from tui.agent_text import clean_error
+
         try:
-            await session.conn.set_session_mode(session_id=session.session_id, mode_id=mode_id)
+            await session.set_mode(mode_id)
         except (RequestError, ConnectionError) as error:
-            self.notify(f"Could not switch mode: {error}", severity="error")
+            self.notify(f"Could not switch mode: {clean_error(error)}", severity="error")
             return
         self._apply(
             self.conversation.apply(
@@ -586,16 +606,16 @@ class DshApp(App[None]):
         session = self.session
         if session is None:
             return
+        from tui.agent_text import clean_error
+
         try:
-            response = await session.conn.set_config_option(
-                config_id=config_id, session_id=session.session_id, value=value
-            )
+            options = await session.set_config(config_id, value)
         except (RequestError, ConnectionError) as error:
-            self.notify(f"Could not change {config_id}: {error}", severity="error")
+            self.notify(f"Could not change {config_id}: {clean_error(error)}", severity="error")
             return
-        if response is not None:
+        if options is not None:
             update = ConfigOptionUpdate(
-                session_update="config_option_update", config_options=response.config_options
+                session_update="config_option_update", config_options=options
             )
             self._apply(self.conversation.apply(update))
 

@@ -2,6 +2,10 @@
 
 This module holds no widgets. Updates are passed to a sink synchronously, in wire order,
 before anything awaits, so the conversation can never be applied out of order.
+
+It is also the one place where agent text enters: every update, permission request and
+response goes through `tui.agent_text.clean` on its way in, so nothing the app keeps or shows
+carries an escape sequence or a hidden bidi control, whichever widget shows it.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ from pydantic import BaseModel
 
 from tui import __version__
 from tui.agent_log import read_tail
+from tui.agent_text import clean, clean_error
 from tui.capabilities import can_list, can_load
 from tui.fs import ConfinedFs, FsError, FsFileNotFoundError
 from tui.launch import AgentFailed as AgentFailed
@@ -672,7 +677,7 @@ class TuiClient(Client):
             log.warning("not showing an update for unknown session %r", session_id)
             self._note("an update for another session (not shown)")
             return
-        self._sink.on_session_update(session_id, update)
+        self._sink.on_session_update(session_id, clean(update))
 
     async def request_permission(
         self,
@@ -682,7 +687,7 @@ class TuiClient(Client):
         **kwargs: Any,
     ) -> RequestPermissionResponse:
         self._check_session(session_id)
-        return await self._sink.ask_permission(session_id, tool_call, options)
+        return await self._sink.ask_permission(session_id, clean(tool_call), clean(options))
 
     async def write_text_file(
         self, session_id: str, path: str, content: str, **kwargs: Any
@@ -821,6 +826,19 @@ class AgentSession:
         with contextlib.suppress(ConnectionError):
             await self.conn.cancel(session_id=self.session_id)
 
+    async def set_mode(self, mode_id: str) -> None:
+        """session/set_mode. Raises RequestError or ConnectionError (show it with
+        `clean_error`)."""
+        await self.conn.set_session_mode(session_id=self.session_id, mode_id=mode_id)
+
+    async def set_config(self, config_id: str, value: str) -> list[Any] | None:
+        """session/set_config_option: the options as the agent now has them (cleaned, like
+        every update), or None when it did not say. Raises like `set_mode`."""
+        response = await self.conn.set_config_option(
+            config_id=config_id, session_id=self.session_id, value=value
+        )
+        return None if response is None else clean(list(response.config_options))
+
     async def failure(self, reason: str) -> AgentFailed:
         return await describe_failure(self.spec, self.process, reason)
 
@@ -898,12 +916,12 @@ async def start_or_resume(
         resume = None
         if choose is not None and can_list(init):
             listed = await conn.list_sessions(cwd=str(spec.cwd))
-            resume = await choose(listed.sessions)
+            resume = await choose(clean(listed.sessions))
     if resume:
         loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=[])
-        return resume, loaded or LoadSessionResponse(), True
+        return resume, clean(loaded or LoadSessionResponse()), True
     created = await conn.new_session(cwd=str(spec.cwd), mcp_servers=[])
-    return created.session_id, created, False
+    return created.session_id, clean(created), False
 
 
 @contextlib.asynccontextmanager
@@ -930,10 +948,14 @@ async def open_session(
         conn = ClientSideConnection(client, writer, reader)
         inspect_incoming(conn, client)
         try:
-            init = await conn.initialize(
-                protocol_version=PROTOCOL_VERSION,
-                client_capabilities=capabilities,
-                client_info=Implementation(name="dsh-tui", title="dsh-tui", version=__version__),
+            init = clean(
+                await conn.initialize(
+                    protocol_version=PROTOCOL_VERSION,
+                    client_capabilities=capabilities,
+                    client_info=Implementation(
+                        name="dsh-tui", title="dsh-tui", version=__version__
+                    ),
+                )
             )
             session_id, session, resumed = await start_or_resume(
                 conn, init, spec, resume, choose, sink
@@ -944,7 +966,7 @@ async def open_session(
             ) from error
         except RequestError as error:
             raise await describe_failure(
-                spec, process, f"the agent refused to start a session: {error}"
+                spec, process, f"the agent refused to start a session: {clean_error(error)}"
             ) from error
         yield AgentSession(
             spec, conn, process, init, session, capabilities, client, session_id, resumed

@@ -11,6 +11,9 @@ cursor. Everything external therefore goes through this module first:
   across chunks.
 * `sanitize_text` does the same for a whole string without the line editing (for message text).
 * `strip_control` flattens text to one safe line (titles, headers).
+* `reveal_invisible` shows bidi controls and invisible characters as `⟨U+202E⟩`, and
+  `clean_line` / `clean_block` combine it with the above for text that names a path or an
+  action the user approves (tui/agent_text.py applies them to everything an agent sends).
 
 No Textual import here: this module is unit-tested on its own.
 """
@@ -26,6 +29,9 @@ from rich.text import Text
 
 __all__ = [
     "TerminalScreenBuffer",
+    "clean_block",
+    "clean_line",
+    "reveal_invisible",
     "sanitize_text",
     "strip_control",
     "terminal_text_to_lines",
@@ -772,6 +778,8 @@ def sanitize_text(text: str, *, keep_sgr: bool = False) -> str:
     survive for `to_rich_text`. No line editing is done: use `TerminalScreenBuffer` for output that
     redraws with CR.
     """
+    if "\r" not in text and _is_plain(text):
+        return text  # nothing to remove (the usual message chunk): a C-speed check, no copy
 
     def repl(m: re.Match[str]) -> str:
         seq = m.group()
@@ -789,6 +797,44 @@ def strip_control(text: str) -> str:
     text = _STRIP_SEQUENCES.sub("", text)
     text = _BREAKS.sub(" ", text)
     return _ALL_CONTROLS.sub("", text).strip()
+
+
+# Characters that reorder or hide text without being controls: bidi embeddings, overrides and
+# isolates (Trojan Source: `U+202E` shows `exe.txt` as `txt.exe`), marks, zero-width and other
+# default-ignorable characters (a hidden `U+200B` makes two paths that look the same differ),
+# line and paragraph separators, Hangul fillers, tag characters; lone surrogates (undecodable
+# bytes, which the terminal writer cannot encode). Variation selectors are kept: they only pick
+# the look of the glyph before them (the emoji `⚠️`), and emoji sequences use them everywhere.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\ud800-\udfff"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f]"
+)
+
+
+def _reveal(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return "\ufffd" if 0xD800 <= code <= 0xDFFF else f"\u27e8U+{code:04X}\u27e9"
+
+
+def reveal_invisible(text: str) -> str:
+    """Show bidi controls and invisible characters as `⟨U+202E⟩`, so a path or an action the
+    user is asked to approve reads the same on screen as what runs (the diff view does the
+    same with its own markers, tui/diffing.py). Lone surrogates become U+FFFD."""
+    if text.isascii():
+        return text
+    return _INVISIBLE.sub(_reveal, text)
+
+
+def clean_line(text: str) -> str:
+    """One safe, honest line from agent text: `strip_control`, then `reveal_invisible`."""
+    return reveal_invisible(strip_control(text))
+
+
+def clean_block(text: str) -> str:
+    """Multi-line agent text that is shown as what a tool did or will do (tool-call content):
+    `sanitize_text`, then `reveal_invisible`; line breaks stay."""
+    return reveal_invisible(sanitize_text(text))
 
 
 def to_rich_text(line: str, *, style: str = "") -> Text:

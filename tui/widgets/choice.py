@@ -8,8 +8,6 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.sanitize import sanitize_text
-
 
 class ChoiceScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "dismiss_none", "Close")]
@@ -32,10 +30,12 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(("● " if value == self.current else "  ") + sanitize_text(label), id=value)
+            Option(("● " if value == self.current else "  ") + label, id=value)
             for value, label in self.choices
         ]
-        menu = OptionList(*options)
+        # Labels are agent text (model names, session titles), cleaned where they came in
+        # (tui/agent_text.py); shown as plain text, since markup would run `[@click=...]`.
+        menu = OptionList(*options, markup=False)
         menu.border_title = self.title_text
         values = [value for value, _ in self.choices]
         if self.current in values:

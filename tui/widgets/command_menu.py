@@ -8,8 +8,6 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.sanitize import sanitize_text
-
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import AvailableCommand
 
@@ -57,10 +55,8 @@ class CommandMenu(Static):
         for index, command in enumerate(found[:MAX_SHOWN]):
             if index:
                 text.append("\n")
-            text.append(
-                f"/{sanitize_text(command.name)}", style="bold" if index else "bold reverse"
-            )
-            text.append("  " + sanitize_text(command.description), style="dim")
+            text.append(f"/{command.name}", style="bold" if index else "bold reverse")
+            text.append("  " + command.description, style="dim")  # safe: tui/agent_text.py
         if len(found) > MAX_SHOWN:
             text.append(f"\n… {len(found) - MAX_SHOWN} more", style="dim")
         self.update(text)

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
@@ -106,8 +107,10 @@ class PermissionPanel(Vertical, can_focus=True):
         self.card_content = card_content or []
         self._anchoring: line_numbers.Anchoring | None = None
         kind = request.tool_call.kind or "other"
-        title = sanitize_text(request.tool_call.title or request.tool_call.tool_call_id)
-        self.border_title = f"Permission · {KIND_ICONS.get(kind, '•')} {title}"
+        # Already one safe line (tui/agent_text.py); Content, because a str border title is
+        # parsed as markup, and `[@click=app.quit]` in a tool title would be a live action.
+        title = request.tool_call.title or request.tool_call.tool_call_id
+        self.border_title = Content(f"Permission · {KIND_ICONS.get(kind, '•')} {title}")
 
     def compose(self) -> ComposeResult:
         items = self.review_items()
@@ -160,7 +163,7 @@ class PermissionPanel(Vertical, can_focus=True):
         for key, option in self.request.keyed_options:
             style = "green" if option.kind.startswith("allow") else "red"
             text.append(f"[{key}] ", style=f"bold {style}")
-            text.append(sanitize_text(option.name) + "   ")
+            text.append(option.name + "   ")  # one safe line already (tui/agent_text.py)
         text.append("esc cancel", style="dim")
         if diff_items(self.request, self.card_content):
             text.append("   ⏎ full review", style="dim")

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.sanitize import sanitize_text
-
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import PlanEntry
 
@@ -31,7 +29,7 @@ def plan_text(entries: list[PlanEntry]) -> Text:
         text.append(glyph, style=style)
         text.append(mark, style=mark_style)
         text.append(" ")
-        text.append(sanitize_text(entry.content).replace("\n", " "), style=line_style)
+        text.append(entry.content, style=line_style)  # one safe line (tui/agent_text.py)
     return text
 
 

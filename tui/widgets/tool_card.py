@@ -64,9 +64,9 @@ def header_text(
     label, style = STATUS_LABELS.get(entry.status, (entry.status, ""))
     if entry.status == "in_progress" and spinner_frame is not None:
         label = f"{SPINNER[spinner_frame % len(SPINNER)]} running"
-    text = Text.assemble(
-        (f"{icon} ", "bold"), (sanitize_text(entry.title) or entry.tool_call_id, "bold")
-    )
+    # Title, id and paths are safe single lines already: tui/agent_text.py cleaned them
+    # where they came in, the id shown for an empty title included.
+    text = Text.assemble((f"{icon} ", "bold"), (entry.title or entry.tool_call_id, "bold"))
     text.append("  ")
     text.append(label, style=style)
     if collapsed:
@@ -76,7 +76,7 @@ def header_text(
             relative_path(loc.path, cwd) + (f":{loc.line}" if loc.line else "")
             for loc in entry.locations
         )
-        text.append(f"\n{sanitize_text(where)}", style="dim")
+        text.append(f"\n{where}", style="dim")
     return text
 
 
