@@ -179,7 +179,7 @@ def test_page_up_during_a_stream_holds_the_view_still(
 @pytest.mark.parametrize("back", ["pagedown", "ctrl+end", "end"])
 def test_coming_back_to_the_end_resumes_following(tty: Start, home: Path, back: str) -> None:
     # slower: the way back to the end must be done while the stream still runs
-    app, marker, done, _ = stream_app(tty, home, (80, 24), screens=4, pace=0.08)
+    app, marker, done, _ = stream_app(tty, home, (80, 24), screens=4, pace=0.06)
     app.key("pageup")
     held = wait_tokens_still(app)
     assert not done.exists(), "the stream ended before the test could scroll"

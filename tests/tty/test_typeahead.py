@@ -53,6 +53,19 @@ def test_keys_typed_from_the_first_frame_are_kept(tty: Start) -> None:
     app.wait_for("early bird sings", timeout=10)
 
 
+def test_a_prompt_and_its_enter_typed_before_the_first_frame_are_sent(
+    tty: Start, home: Path
+) -> None:
+    """Typed and sent while the process is still importing: no echo over the screen, and the
+    Enter arrives as Enter (not as the Ctrl+J a cooked terminal would make of it)."""
+    app = tty(script(home, [[{"echo": "agent got: "}]]))
+    time.sleep(0.15)  # the interpreter is running, Textual is not up yet
+    app.type("sent early")
+    app.key("enter")
+    assert app.sequences()["CSI ?1049h"] == 0, "the first frame came before the keys"
+    app.wait_for("agent got: sent early", timeout=30)
+
+
 def test_enter_before_the_session_is_ready_queues_the_prompt(tty: Start, home: Path) -> None:
     """session/new answers after 4 s: the prompt shows as queued, then is sent."""
     app = tty(script(home, [[{"echo": "agent got: "}]], delays={"new_session": 4}))
@@ -66,8 +79,8 @@ def test_enter_before_the_session_is_ready_queues_the_prompt(tty: Start, home: P
 
 
 def long_turn(home: Path) -> list[str]:
-    """Turn 1 says it started, runs 5 s (cancellable), says it ended; later turns echo."""
-    first = [say("turn one started"), {"sleep": 5}, say("\n\nturn one over")]
+    """Turn 1 says it started, runs 3 s (cancellable), says it ended; later turns echo."""
+    first = [say("turn one started"), {"sleep": 3}, say("\n\nturn one over")]
     return script(home, [first, [{"echo": "agent got: "}]])
 
 
@@ -104,7 +117,7 @@ def test_up_on_the_empty_prompt_takes_the_queued_prompt_back(tty: Start, home: P
     app.wait_for("draft edited", timeout=5)
     # It is back in the prompt, not sent when the turn ends.
     app.wait_for("turn one over", timeout=30)
-    time.sleep(1.5)
+    time.sleep(1.0)
     assert not any("agent got:" in line for line in app.display()), app.dump()
 
 
@@ -117,7 +130,7 @@ def test_escape_cancels_the_turn_and_returns_queued_prompts(tty: Start, home: Pa
     app.key("escape")
     app.wait_gone(says_queued, timeout=10)
     app.wait_for("later one", timeout=5)
-    time.sleep(1.5)
+    time.sleep(1.0)
     lines = app.display()
     assert not any("agent got:" in line for line in lines), (
         f"the queued prompt was sent\n{app.dump()}"
