@@ -155,6 +155,8 @@ KNOWN_UPDATES = frozenset(
 )
 KNOWN_TOOL_CONTENT = frozenset({"content", "diff", "terminal"})
 KNOWN_BLOCKS = frozenset({"text", "image", "audio", "resource_link", "resource"})
+PLAN_PRIORITIES = frozenset({"high", "medium", "low"})
+PLAN_STATUSES = frozenset({"pending", "in_progress", "completed"})
 
 
 def unsupported_parts(message: dict[str, Any]) -> list[str]:
@@ -188,6 +190,26 @@ def unsupported_parts(message: dict[str, Any]) -> list[str]:
         and content.get("type") not in KNOWN_BLOCKS
     ):
         found.append(f"content block type {content.get('type')!r}")
+    elif kind == "plan" and isinstance(update.get("entries"), list):
+        found += plan_problems(update["entries"])
+    return found
+
+
+def plan_problems(entries: list[Any]) -> list[str]:
+    """Plan entries the SDK drops one by one, keeping the rest of the plan: a priority or a
+    status outside the schema's, or no text."""
+    found: list[str] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            found.append("plan entry that is not an object")
+            continue
+        priority, status = entry.get("priority"), entry.get("status")
+        if priority not in PLAN_PRIORITIES:
+            found.append(f"plan entry priority {priority!r}")
+        elif status not in PLAN_STATUSES:
+            found.append(f"plan entry status {status!r}")
+        elif not isinstance(entry.get("content"), str):
+            found.append("plan entry without text")
     return found
 
 

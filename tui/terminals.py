@@ -515,6 +515,11 @@ class TerminalManager:
         term = self._terms.get(terminal_id)
         return term is not None and not term.released
 
+    def knows(self, terminal_id: str) -> bool:
+        """Whether this manager created the id (released or not): a card naming any other id
+        has no terminal to show."""
+        return terminal_id in self._terms
+
     def terminal_ids(self, *, include_released: bool = False) -> list[str]:
         return [t.id for t in self._terms.values() if include_released or not t.released]
 

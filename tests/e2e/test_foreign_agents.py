@@ -213,3 +213,55 @@ async def test_raw_input_previews_are_sanitised_json(tmp_path: Path) -> None:
         assert "'command'" not in preview and "\x1b" not in preview and "\x07" not in preview
         await pilot.press("r")
         await wait_until(pilot, lambda: app.turns_completed == 1)
+
+
+async def test_a_plan_entry_the_sdk_drops_gets_a_note(tmp_path: Path) -> None:
+    """`priority: "urgent"` made the entry vanish with no note and no log line."""
+    from tui.widgets.plan import PlanView
+
+    plan = {
+        "sessionUpdate": "plan",
+        "entries": [
+            {"content": "Fix the build", "priority": "urgent", "status": "pending"},
+            {"content": "Write the tests", "priority": "high", "status": "done"},
+            {"content": "Update the docs", "priority": "low", "status": "pending"},
+        ],
+    }
+    app = script_app(tmp_path, {"prompts": [[{"update": plan}]]})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await pilot.pause()
+        shown = notices(app)
+        assert "unsupported plan entry priority 'urgent' (not shown)" in shown
+        assert "unsupported plan entry status 'done' (not shown)" in shown
+        plan_text = str(app.query_one(PlanView).render())
+        assert "Update the docs" in plan_text and "Fix the build" not in plan_text
+
+
+async def test_terminal_content_with_an_unknown_id_is_noted_not_spinning(tmp_path: Path) -> None:
+    """`{"type": "terminal", "terminalId": …}` for a terminal this client never created showed
+    `⠇ running` for ever: the card says so instead, and no pane waits for output."""
+    from tui.widgets.terminal_pane import TerminalPane
+
+    content = [{"type": "terminal", "terminalId": "term_xyz"}]
+    script = {
+        "prompts": [
+            [
+                tool_call("t1", "Run tests", "in_progress", kind="execute", content=content),
+                {"terminal": {"command": "printf 'ok\\n'", "toolCallId": "t2"}},
+            ]
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: len(cards(app)) == 2)
+        await pilot.pause()
+        found = cards(app)
+        assert not found["t1"].query(TerminalPane)
+        assert found["t1"]._inline_source is not None
+        assert "no terminal term\\_xyz (not shown)" in found["t1"]._inline_source
+        # A terminal the client did create still gets its pane.
+        assert len(found["t2"].query(TerminalPane)) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from tui.state import ToolCallEntry, block_text
 from tui.terminals import TerminalManager
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
+
+log = logging.getLogger(__name__)
 
 DIFF_MAX_ROWS = 24
 TEXT_MAX_ROWS = 24
@@ -131,10 +134,13 @@ def item_markdown(item: Any) -> str:
     return f"*unsupported content: {getattr(item, 'type', type(item).__name__)}*"
 
 
-def body_segments(entry: ToolCallEntry) -> list[Segment]:
+def body_segments(
+    entry: ToolCallEntry, known_terminal: Callable[[str], bool] | None = None
+) -> list[Segment]:
     """The body, in content order: text runs merge, all diffs share one panel, one pane per
     terminal. A display terminal (`_meta.terminal_info`) gets its pane even when no content
-    item names it.
+    item names it. A terminal item naming neither the display terminal nor one that
+    `known_terminal` knows gets a note instead: its pane would wait for output for ever.
     """
     from acp.schema import FileEditToolCallContent, TerminalToolCallContent
 
@@ -154,6 +160,10 @@ def body_segments(entry: ToolCallEntry) -> list[Segment]:
                 segments.append(Segment("diff"))
             diffs += line_numbers.diff_items([item])
         elif isinstance(item, TerminalToolCallContent):
+            display = entry.terminal is not None and entry.terminal.terminal_id == item.terminal_id
+            if not display and known_terminal is not None and not known_terminal(item.terminal_id):
+                text.append(unknown_terminal_note(item.terminal_id))
+                continue
             flush_text()
             key = f"term:{item.terminal_id}"
             if all(segment.key != key for segment in segments):
@@ -177,6 +187,12 @@ def raw_json(value: Any) -> str:
     """Raw input or output as JSON, the form it came in: a Python repr would show other quotes
     and escapes than the agent sent. Not sanitised here: callers sanitise what they draw."""
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def unknown_terminal_note(terminal_id: str) -> str:
+    """The note for a terminal id this client never created, Markdown-escaped."""
+    shown = re.sub(r"([\\`*_\[\]<>#!|~&])", r"\\\1", terminal_id)
+    return f"*unsupported terminal content: no terminal {shown} (not shown)*"
 
 
 def fenced_json(value: Any) -> str:
@@ -237,6 +253,7 @@ class ToolCard(Widget):
         self._files: dict[str, line_numbers.WorkspaceFiles] = {}
         self._anchorings: dict[object, line_numbers.Anchoring] = {}
         self.permission_asked = False
+        self._unknown_terminals: set[str] = set()  # logged once each
         self._composed = False
         self._ready = False
 
@@ -245,7 +262,7 @@ class ToolCard(Widget):
         # Built from the entry as it is now, not when the card was queued, so on_mount finds
         # nothing to change and no second layout pass is needed.
         self._set_header()
-        segments = self._split_inline(body_segments(self.entry))
+        segments = self._split_inline(body_segments(self.entry, self._knows_terminal))
         if segments:
             yield self._make_face()
             for segment in segments:
@@ -313,7 +330,7 @@ class ToolCard(Widget):
     def _refresh_body(self) -> bool:
         """Bring the body widgets in line with the entry; True when the face's text changed."""
         before = self._inline_source
-        segments = self._split_inline(body_segments(self.entry))
+        segments = self._split_inline(body_segments(self.entry, self._knows_terminal))
         keys = [segment.key for segment in segments]
         for key in [key for key in self._parts if key not in keys]:
             self._parts.pop(key).remove()
@@ -346,6 +363,15 @@ class ToolCard(Widget):
             self.refresh(layout=layout)
         else:
             self._face.update(self._face_content(), layout=layout)
+
+    def _knows_terminal(self, terminal_id: str) -> bool:
+        known = self.terminals is not None and self.terminals.knows(terminal_id)
+        if not known and terminal_id not in self._unknown_terminals:
+            self._unknown_terminals.add(terminal_id)
+            log.warning(
+                "tool call %r names unknown terminal %r", self.entry.tool_call_id, terminal_id
+            )
+        return known
 
     def _make_part(self, segment: Segment) -> Widget:
         part: Widget
