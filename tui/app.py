@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from tui.connection import AgentSession, SessionUpdate
+    from tui.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
 
@@ -294,6 +295,8 @@ class DshApp(App[None]):
         prompt = self.query_one(PromptArea)
         prompt.placeholder = WORKING_PLACEHOLDER
         self._apply(self.conversation.add_prompt(text))
+        terminals = session.client.terminals
+        before = set(terminals.terminal_ids(include_released=True))
         try:
             response = await session.prompt(text)
             if response.stop_reason == "cancelled":
@@ -302,12 +305,24 @@ class DshApp(App[None]):
                 self._apply(self.conversation.settle_unfinished("cancelled"))
             if response.stop_reason != "end_turn":
                 self._apply(self.conversation.notice(f"turn ended: {response.stop_reason}"))
+            if response.stop_reason == "cancelled":
+                await self._kill_turn_terminals(terminals, before)
         finally:
             self.conversation.end_turn()
             self.turn_running = False
             self.turns_completed += 1
             prompt.placeholder = READY_PLACEHOLDER
             self._show_queue()
+
+    async def _kill_turn_terminals(self, terminals: TerminalManager, before: set[str]) -> None:
+        """A cancelled turn's client terminals that the agent did not release are killed: an
+        agent that never calls terminal/kill or terminal/release would leave their commands
+        running, unseen, until dsh-tui quits."""
+        created = [tid for tid in terminals.terminal_ids() if tid not in before]
+        killed = await terminals.kill_unreleased(created)
+        if killed:
+            count = f"{len(killed)} client terminal{'s' if len(killed) > 1 else ''}"
+            self._apply(self.conversation.notice(f"stopped {count} the cancelled turn left open"))
 
     def _on_connected(self, session: AgentSession) -> None:
         self.transcript.terminals = session.client.terminals
@@ -549,7 +564,11 @@ class DshApp(App[None]):
         if session is None:
             self.notify("Not connected to an agent yet.")
             return
-        self.push_screen(CapabilitiesScreen(session.capabilities, session.init, session.session))
+        self.push_screen(
+            CapabilitiesScreen(
+                session.capabilities, session.init, session.session, session.client.terminals
+            )
+        )
 
     def action_next_mode(self) -> None:
         modes = self.conversation.modes

@@ -515,6 +515,23 @@ class TerminalManager:
         term = self._terms.get(terminal_id)
         return term is not None and not term.released
 
+    async def kill_unreleased(self, terminal_ids: Iterable[str]) -> list[str]:
+        """Kill, all at once, those of `terminal_ids` the agent has not released: their process
+        trees, background children included. The ids stay valid, as after `terminal/kill`, so
+        the agent can still read the output. Returns the ids whose command was still running,
+        in the order given."""
+        terms = [
+            term
+            for terminal_id in terminal_ids
+            if (term := self._terms.get(terminal_id)) is not None and not term.released
+        ]
+        running = [term.id for term in terms if term.returncode is None]
+        results = await asyncio.gather(*(self._kill_tree(t) for t in terms), return_exceptions=True)
+        for term, result in zip(terms, results, strict=True):
+            if isinstance(result, BaseException):
+                log.warning("terminal %s: kill failed: %r", term.id, result)
+        return running
+
     def knows(self, terminal_id: str) -> bool:
         """Whether this manager created the id (released or not): a card naming any other id
         has no terminal to show."""

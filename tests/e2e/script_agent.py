@@ -15,8 +15,10 @@ list k (the last list repeats). Actions:
   {"echo": prefix}  a message: prefix followed by the prompt's text
   {"touch": path}   create the file: tells a test that every action before it was sent
 Terminal options: "report": "exit" says only the exit status and output size (not the output),
-"outputByteLimit": n is passed on. Script option "delays": {"initialize"?: s, "new_session"?: s}
-answers those requests late, for tests of what the client does before a session exists.
+"outputByteLimit": n is passed on, "wait": false returns once the terminal is embedded
+(never waiting, killing nor releasing it, as some agents do after a cancel).
+Script option "delays": {"initialize"?: s, "new_session"?: s} answers those requests late,
+for tests of what the client does before a session exists.
 Script option "load": [UPDATE, ...] advertises loadSession and replays those raw updates on
 session/load. "modeMessage": text with {mode} is what session/set_mode says as a message
 (default "mode set: {mode}"); "sessionExtra": {...} is merged into the session/new result
@@ -166,6 +168,9 @@ class ScriptAgent:
                 },
             )
             exited = await self.raw.send_request(
+            if spec.get("wait", True) is False:
+                await self.say(sid, f"terminal left open: {tid}")
+                return None
                 "terminal/wait_for_exit", {"sessionId": sid, "terminalId": tid}
             )
             output = await self.raw.send_request(

@@ -265,3 +265,48 @@ async def test_terminal_content_with_an_unknown_id_is_noted_not_spinning(tmp_pat
         assert "no terminal term\\_xyz (not shown)" in found["t1"]._inline_source
         # A terminal the client did create still gets its pane.
         assert len(found["t2"].query(TerminalPane)) == 1
+
+
+LOOP = "for i in $(seq 1 60); do echo tick $i; sleep 1; done"
+
+
+async def test_a_cancelled_turn_kills_the_client_terminals_it_left_open(tmp_path: Path) -> None:
+    """An agent that never calls terminal/kill or terminal/release after a cancel left
+    `/bin/sh -lc "for i in …; sleep 1"` running until quit. The cancelled turn's terminals are
+    killed; one left open by a turn that ended normally runs on, listed in the Ctrl+K view."""
+    from tui.widgets.capabilities import CapabilitiesScreen
+
+    shell = {"command": "/bin/sh", "args": ["-lc", LOOP], "wait": False}
+    script = {
+        "prompts": [
+            [{"terminal": {**shell, "toolCallId": "sh-1"}}, {"sleep": 30}, {"echo": "late "}],
+            [{"terminal": {**shell, "toolCallId": "sh-2"}}],
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: "sh-1" in cards(app))
+        assert app.session is not None
+        terminals = app.session.client.terminals
+        [first] = terminals.terminal_ids()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        status = terminals.info(first).exit_status
+        assert status is not None and status.signal in ("SIGTERM", "SIGKILL")
+        assert terminals.is_live(first)  # killed, not released: the agent may still read it
+        assert "stopped 1 client terminal the cancelled turn left open" in notices(app)
+        assert cards(app)["sh-1"].entry.status == "cancelled"
+
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 2)
+        second = [tid for tid in terminals.terminal_ids() if tid != first]
+        assert len(second) == 1
+        assert terminals.info(second[0]).exit_status is None  # an ended turn kills nothing
+        await pilot.press("ctrl+k")
+        await wait_until(pilot, lambda: isinstance(app.screen, CapabilitiesScreen))
+        listed = str(app.screen.query_one(".terminals").render())
+        assert "Client terminals not released by the agent" in listed
+        assert f"{first}  killed by" in listed
+        assert f"{second[0]}  running" in listed and "/bin/sh -lc" in listed
+        await pilot.press("escape")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import time
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -14,6 +16,8 @@ from textual.widgets import Static
 
 from tui.capabilities import CapabilityRow, agent_rows, client_rows, consequences
 from tui.sanitize import sanitize_text
+from tui.terminals import TerminalManager
+from tui.widgets.terminal_pane import format_duration
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import (
@@ -63,12 +67,38 @@ def consequences_text(caps: ClientCapabilities, init: InitializeResponse) -> Tex
     return text
 
 
+def terminals_text(terminals: TerminalManager, now: float | None = None) -> Text | None:
+    """The client terminals the agent has not released (None when there are none): a command
+    an agent started and never released, with no card showing it, is still seen here."""
+    ids = terminals.terminal_ids()
+    if not ids:
+        return None
+    now = time.monotonic() if now is None else now
+    text = Text("Client terminals not released by the agent", style="bold")
+    for terminal_id in ids:
+        info = terminals.info(terminal_id)
+        command = shlex.join([info.command, *info.args]) if info.args else info.command
+        status = info.exit_status
+        if status is None:
+            state, style = f"running {format_duration(now - info.started_at)}", "yellow"
+        elif status.signal is not None:
+            state, style = f"killed by {status.signal}", "red"
+        else:
+            state, style = f"exit {status.exit_code}", "green" if status.exit_code == 0 else "red"
+        text.append(f"\n  {sanitize_text(terminal_id)}  ")
+        text.append(state, style=style)
+        text.append(f"  pid {info.pid}  ", style="dim")
+        text.append(sanitize_text(command).replace("\n", " ")[:200], style="cyan")
+    return text
+
+
 class CapabilitiesView(VerticalScroll):
     """Both columns and what follows from them; used full-screen and in the demo."""
 
     DEFAULT_CSS = """
     CapabilitiesView { height: auto; padding: 0 1; }
     CapabilitiesView > .consequences { margin-top: 1; color: $text-muted; }
+    CapabilitiesView > .terminals { margin-top: 1; }
     """
 
     def __init__(
@@ -76,16 +106,21 @@ class CapabilitiesView(VerticalScroll):
         caps: ClientCapabilities,
         init: InitializeResponse,
         session: NewSessionResponse | LoadSessionResponse | None,
+        terminals: TerminalManager | None = None,
         **kwargs: str,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.caps = caps
         self.init = init
         self.session_response = session
+        self.terminals = terminals
 
     def compose(self) -> ComposeResult:
         yield Static(capabilities_table(self.caps, self.init, self.session_response))
         yield Static(consequences_text(self.caps, self.init), classes="consequences")
+        listed = terminals_text(self.terminals) if self.terminals is not None else None
+        if listed is not None:
+            yield Static(listed, classes="terminals")
 
 
 class CapabilitiesScreen(ModalScreen[None]):
@@ -108,9 +143,10 @@ class CapabilitiesScreen(ModalScreen[None]):
         caps: ClientCapabilities,
         init: InitializeResponse,
         session: NewSessionResponse | LoadSessionResponse | None,
+        terminals: TerminalManager | None = None,
     ) -> None:
         super().__init__()
-        self.view = CapabilitiesView(caps, init, session)
+        self.view = CapabilitiesView(caps, init, session, terminals)
         self.view.border_title = "ACP capability negotiation"
         self.view.border_subtitle = "esc close"
 
