@@ -61,6 +61,8 @@ __all__ = [
     "terminal_cwd",
     "unstreamed_tail",
     "wire_dict",
+    "with_explicit_nulls",
+    "with_old_text",
 ]
 
 
@@ -319,10 +321,57 @@ def plan_update(items: Sequence[PlanItem]) -> AgentPlanUpdate:
     )
 
 
-def wire_dict(update: ToolUpdate) -> dict[str, Any]:
-    """The exact JSON object the SDK sends for `update` (aliases on, `None`s and defaults off).
+def with_old_text(content: object) -> None:
+    """Give every `diff` block in a wire `content` list its `oldText` key, `null` if absent.
 
-    Useful for logs and tests: note that `oldText: None` (a new file) is omitted on the wire,
-    which ACP reads the same way, while `None` inside `_meta` dicts is kept.
+    The SDK drops `None` fields when it serializes, so a new file's diff would go out without
+    `oldText`; ACP reads that the same way, but strict clients need the key to show the diff
+    at all (a new file was approved blind). The key goes right after `path`, where the schema
+    puts it. Edits the list in place; anything that is not a list of objects is left alone.
     """
-    return update.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    if not isinstance(content, list):
+        return
+    for index, block in enumerate(content):
+        if isinstance(block, dict) and block.get("type") == "diff" and "oldText" not in block:
+            fixed: dict[str, Any] = {}
+            for key, value in block.items():
+                fixed[key] = value
+                if key == "path":
+                    fixed["oldText"] = None
+            fixed.setdefault("oldText", None)
+            content[index] = fixed
+
+
+def with_explicit_nulls(message: dict[str, Any]) -> dict[str, Any]:
+    """Restore the `null`s the wire contract needs in an outgoing JSON-RPC message.
+
+    Applied by the transport to every message the agent sends: `session/update` tool updates
+    and the `toolCall` of `session/request_permission`, whose diffs keep `"oldText": null`.
+    """
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return message
+    method = message.get("method")
+    holder = (
+        params.get("update")
+        if method == "session/update"
+        else params.get("toolCall")
+        if method == "session/request_permission"
+        else None
+    )
+    if isinstance(holder, dict):
+        with_old_text(holder.get("content"))
+    return message
+
+
+def wire_dict(update: ToolUpdate) -> dict[str, Any]:
+    """The exact JSON object that goes on the wire for `update`.
+
+    The SDK's own dump (aliases on, `None`s and defaults off; `None` inside `_meta` dicts is
+    kept), plus the `"oldText": null` of new-file diffs, which the transport restores.
+    """
+    payload = update.model_dump(
+        mode="json", by_alias=True, exclude_none=True, exclude_defaults=True
+    )
+    with_old_text(payload.get("content"))
+    return payload

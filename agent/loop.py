@@ -366,11 +366,16 @@ async def _ask(
 ) -> Answer:
     """`session/request_permission` for one call, after its `tool_call` is on the wire."""
     await session.flush()
-    title, kind = session.cards.get(call.call_id, (call.name, None))
+    card = session.cards.get(call.call_id)
+    # The card's own content (a write's diff, a command's description) goes with the
+    # question: some clients show only the request, and must still see what they approve.
+    # It is the content the tool_call already carried, so a client that applies the request
+    # as an update to the card changes nothing.
     request = ToolCallUpdate(
         tool_call_id=call.call_id,
-        title=title,
-        kind=kind,
+        title=card.title if card is not None else call.name,
+        kind=card.kind if card is not None else None,
+        content=card.content if card is not None else None,
         field_meta={"dsh-agent/reason": decision.reason},
     )
     options = permission_options(call.name, decision.path)

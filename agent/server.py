@@ -73,6 +73,7 @@ from acp.schema import (
 from pydantic import BaseModel
 
 from agent import __version__
+from agent.bridge import with_explicit_nulls
 from agent.commands import available_commands, run_prompt
 from agent.events import Title
 from agent.log import (
@@ -489,7 +490,8 @@ class GuardedTransport:
       string, ...) gets -32600.
     * `_meta` keys that would shadow the method's parameters are dropped, with a log line.
 
-    The connection carries on after each. Sending is the SDK's framing, byte for byte.
+    The connection carries on after each. Sending is the SDK's framing, byte for byte, except
+    that diffs get back the `"oldText": null` the SDK drops (`agent.bridge.with_explicit_nulls`).
     """
 
     def __init__(
@@ -507,6 +509,8 @@ class GuardedTransport:
         self._closed = False
 
     async def send(self, message: dict[str, Any] | list[dict[str, Any]]) -> None:
+        if isinstance(message, dict):
+            message = with_explicit_nulls(message)
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
         async with self._lock:
             if self._closed:

@@ -28,10 +28,9 @@ from acp.schema import (
     StopReason,
     ToolCallStart,
     ToolCallUpdate,
-    ToolKind,
 )
 
-from agent.events import Event
+from agent.events import Event, ToolFinished
 from agent.history import History
 from agent.log import LogError, SessionLog
 from agent.models.base import Model
@@ -138,7 +137,7 @@ class AgentSession:
         self.grants = Grants()
         self.read_stamps: dict[str, str] = {}
         self.jobs = JobRegistry()  # bash jobs still running: killed when the session ends
-        self.cards: dict[str, tuple[str, ToolKind | None]] = {}  # call id -> (title, kind)
+        self.cards: dict[str, ToolCallStart] = {}  # call id -> its tool_call, for permission
         self.updates = UpdateQueue(send, self._client_gone)
         self.ask = ask
         self.turn: asyncio.Task[StopReason] | None = None
@@ -157,9 +156,11 @@ class AgentSession:
                 log.error("cannot write the session log %s: %s", self.log.path, error)
                 self._log_failed = True
         self.history.feed(event)
+        if isinstance(event, ToolFinished):
+            self.cards.pop(event.call_id, None)  # a diff can be large: keep only open calls
         for update in translate(event, self.presenter, include_user=False):
             if isinstance(update, ToolCallStart):
-                self.cards[update.tool_call_id] = (update.title, update.kind)
+                self.cards[update.tool_call_id] = update
             self.updates.put(update)
 
     def notify(self, update: AnyUpdate) -> None:

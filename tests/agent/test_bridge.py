@@ -325,13 +325,15 @@ def test_diff_call_from_first_diff_path_without_locations() -> None:
         "title": "Write a.txt",
         "kind": "edit",
         "status": "in_progress",
-        "content": [{"type": "diff", "path": f"{CWD}/a.txt", "newText": "hello\n"}],
+        "content": [
+            {"type": "diff", "path": f"{CWD}/a.txt", "oldText": None, "newText": "hello\n"}
+        ],
     }
     model = call_update(view, "c1", CWD, False)
     assert model.content is not None
     block = model.content[0]
     assert isinstance(block, FileEditToolCallContent)
-    assert block.old_text is None  # a new file: `oldText` null, omitted on the wire
+    assert block.old_text is None  # a new file: `"oldText": null`, the key always present
 
 
 def test_diff_call_with_locations_and_old_text() -> None:
@@ -436,7 +438,7 @@ def test_diff_result_hunks_carry_start_lines_and_one_location_each() -> None:
                 "newText": "c\nD\nE",
                 "_meta": {"dsh.line": {"old": 40, "new": 40}},
             },
-            {"type": "diff", "path": f"{CWD}/new.ts", "newText": "n\n"},
+            {"type": "diff", "path": f"{CWD}/new.ts", "oldText": None, "newText": "n\n"},
         ],
         "locations": [{"path": path, "line": 17}, {"path": path, "line": 41}],
     }

@@ -415,10 +415,10 @@ def test_write_result_diff_title_is_relativized_and_paths_stay_absolute() -> Non
     args = {"file_path": path, "content": "new\n"}
     [call] = wires(p.on_call("c1", "write", args))
     assert call["title"] == "Write notes/a.txt"
-    assert call["content"] == [{"type": "diff", "path": path, "newText": "new\n"}]
+    assert call["content"] == [{"type": "diff", "path": path, "oldText": None, "newText": "new\n"}]
     [done] = wires(p.on_result("c1", "write", args, ToolResult("Created", meta={"diffs": []})))
     assert done["title"] == "Write notes/a.txt"
-    assert done["content"] == [{"type": "diff", "path": path, "newText": "new\n"}]
+    assert done["content"] == [{"type": "diff", "path": path, "oldText": None, "newText": "new\n"}]
 
 
 # --- todo_write and the plan -----------------------------------------------------------------

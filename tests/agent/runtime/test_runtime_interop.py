@@ -8,6 +8,8 @@ clients that show only the permission request, ...).
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +101,58 @@ def load_request(request_id: int, session_id: str, cwd: Path) -> dict[str, Any]:
         "method": "session/load",
         "params": {"sessionId": session_id, "cwd": str(cwd), "mcpServers": []},
     }
+
+
+# --- 3. new-file diffs carry "oldText": null; the permission request carries the diff ------
+
+
+async def test_a_new_file_diff_has_old_text_null_and_the_permission_request_shows_it(
+    tmp_path: Path, workspace: Path
+) -> None:
+    path = str(workspace / "hello.py")
+    write = {"file_path": path, "content": "print('hello')\n"}
+    steps: list[list[dict[str, Any]]] = [
+        [{"tool_call": {"name": "write", "arguments": write}}],
+        [{"text": "done"}],
+    ]
+    scenario = scenario_file(tmp_path, steps)
+    expected = {"type": "diff", "path": path, "oldText": None, "newText": "print('hello')\n"}
+    async with agent(tmp_path, "--scenario", scenario, "--mode", "ask") as dsh:
+        await dsh.initialize()
+        session_id = await new_session(dsh, workspace)
+        await dsh.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
+            }
+        )
+        assert dsh.process.stdout is not None
+        seen: list[Any] = []
+        while True:
+            line = await asyncio.wait_for(dsh.process.stdout.readline(), 30)
+            message = json.loads(line)
+            seen.append(message)
+            if message.get("method") == "session/request_permission":
+                # The raw bytes, not a parse: the key is there, with null.
+                assert b'"oldText":null' in line
+                # A client that shows only the request sees what it approves.
+                assert message["params"]["toolCall"]["content"] == [expected]
+                await dsh.send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": message["id"],
+                        "result": {"outcome": {"outcome": "selected", "optionId": "allow-once"}},
+                    }
+                )
+            if message.get("id") == 3:
+                break
+        assert message["result"]["stopReason"] == "end_turn"
+    [call] = updates(seen, "tool_call")
+    assert call["content"] == [expected]
+    assert any(m.get("method") == "session/request_permission" for m in seen)
+    results = [u for u in updates(seen, "tool_call_update") if "status" in u]
+    assert results[-1]["status"] == "completed"
+    assert results[-1]["content"][0]["oldText"] is None
+    assert (workspace / "hello.py").read_text() == "print('hello')\n"
