@@ -812,18 +812,24 @@ _INVISIBLE = re.compile(
 )
 
 
+# What prose keeps of `_INVISIBLE` but the embeddings, overrides and isolates: right-to-left text
+# needs its marks, Persian and emoji their joiners; an override only ever hides what follows.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def _reveal(match: re.Match[str]) -> str:
     code = ord(match.group())
     return "\ufffd" if 0xD800 <= code <= 0xDFFF else f"\u27e8U+{code:04X}\u27e9"
 
 
-def reveal_invisible(text: str) -> str:
+def reveal_invisible(text: str, *, prose: bool = False) -> str:
     """Show bidi controls and invisible characters as `⟨U+202E⟩`, so a path or an action the
     user is asked to approve reads the same on screen as what runs (the diff view does the
-    same with its own markers, tui/diffing.py). Lone surrogates become U+FFFD."""
+    same with its own markers, tui/diffing.py). Lone surrogates become U+FFFD. With `prose`
+    (message text), only the embeddings, overrides and isolates are shown so."""
     if text.isascii():
         return text
-    return _INVISIBLE.sub(_reveal, text)
+    return (_BIDI_CONTROLS if prose else _INVISIBLE).sub(_reveal, text)
 
 
 def clean_line(text: str) -> str:

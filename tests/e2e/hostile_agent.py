@@ -7,6 +7,9 @@ Usage: hostile_agent.py SCRIPT.json. Every script_agent action works, and also:
                 unless they name one); then a message "METHOD: result R" or "METHOD: error C R"
   {"notify": {"method": str, "params": {...}}}  a raw notification (same sessionId rule)
   {"later": {"delay": seconds, "actions": [...]}}  play the actions after the turn has ended
+Script options: "agent_version": str (with script_agent's "agent_name", the initialize answer);
+"modeError" / "configError": str, the message of the JSON-RPC error that session/set_mode /
+session/set_config_option then answer with (anything in it, escapes and markup included).
 """
 
 from __future__ import annotations
@@ -17,12 +20,30 @@ import os
 import sys
 from typing import Any
 
-from acp import run_agent
+from acp import InitializeResponse, run_agent
 from acp.exceptions import RequestError
 from script_agent import ScriptAgent
 
 
 class HostileAgent(ScriptAgent):
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        response = await super().initialize(protocol_version, **kwargs)
+        if "agent_version" in self.script and response.agent_info is not None:
+            response.agent_info.version = self.script["agent_version"]
+        return response
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
+        if "modeError" in self.script:
+            raise RequestError(-32603, self.script["modeError"])
+        await super().set_session_mode(session_id, mode_id, **kwargs)
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: Any, **kwargs: Any
+    ) -> dict[str, Any]:
+        if "configError" in self.script:
+            raise RequestError(-32603, self.script["configError"])
+        return await super().set_config_option(config_id, session_id, value, **kwargs)
+
     async def play(self, sid: str, action: dict[str, Any]) -> str | None:
         if "raw" in action:
             data = memoryview(action["raw"].encode() + b"\n")

@@ -195,9 +195,12 @@ async def test_every_string_of_an_update_is_cleaned_but_diff_and_terminal_bodies
     assert diff.old_text == HOSTILE and diff.new_text == HOSTILE  # the diff view shows them
     assert tool.field_meta["terminal_output"]["data"] == HOSTILE  # the pane's screen buffer
     assert tool.model_fields_set == updates[0].model_fields_set
-    # Prose keeps its bidi marks and joiners (right-to-left text, emoji); controls go.
+    # Prose keeps its bidi marks and joiners (right-to-left text, emoji); controls go, and
+    # overrides and isolates are shown.
     assert not re.search("[\x00-\x1f\x7f-\x9f]", message.content.text)
-    assert message.content.text.endswith(f"x{BIDI}y")
+    assert message.content.text.endswith(
+        "x⟨U+202E⟩⟨U+2066⟩⟨U+2067⟩⟨U+2068⟩⟨U+2069⟩\u200b\u200c\u200d\u200e\u200f\u2028\u2029\ufeffy"
+    )
 
 
 async def test_a_permission_request_is_cleaned_before_it_is_asked(tmp_path: Path) -> None:
