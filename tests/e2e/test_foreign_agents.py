@@ -310,3 +310,32 @@ async def test_a_cancelled_turn_kills_the_client_terminals_it_left_open(tmp_path
         assert f"{first}  killed by" in listed
         assert f"{second[0]}  running" in listed and "/bin/sh -lc" in listed
         await pilot.press("escape")
+
+
+async def test_escape_in_a_permission_question_cancels_the_turn(tmp_path: Path) -> None:
+    """Esc answered `cancelled` and sent no session/cancel, so the agent went on with a turn the
+    user had cancelled. Now the agent is told: the question is answered cancelled, the turn ends
+    cancelled, and the actions after it never run."""
+    from tui.widgets.permission import PermissionPanel
+
+    script = {
+        "prompts": [
+            [
+                {"permission": {"toolCall": ASKED_ONLY_CALL, "options": OPTIONS}},
+                {"echo": "went on after the question: "},
+            ]
+        ]
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+        assert "esc cancel turn" in str(app.query_one(PermissionPanel).options_text())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await pilot.pause()
+        text = "\n".join(message.source for message in app.query(AgentMessage))
+        assert "permission outcome: cancelled" in text
+        assert "went on after the question" not in text
+        assert "turn ended: cancelled" in notices(app)
+        assert cards(app)["toolu_01ABC"].entry.status == "cancelled"

@@ -69,7 +69,8 @@ def diff_items(
 
 
 class PermissionPanel(Vertical, can_focus=True):
-    """Replaces the prompt while open. Keys pick the agent's options; Esc answers cancelled."""
+    """Replaces the prompt while open. Keys pick the agent's options; Esc cancels the turn
+    (session/cancel, and every open question answered cancelled)."""
 
     DEFAULT_CSS = """
     PermissionPanel {
@@ -86,7 +87,10 @@ class PermissionPanel(Vertical, can_focus=True):
     PermissionPanel > .options { margin-top: 1; height: auto; }
     """
 
-    BINDINGS = [("escape", "cancel_request", "Cancel")]
+    # Esc cancels the turn, as everywhere else: the spec defines the `cancelled` outcome as
+    # "the turn was cancelled", so answering it without session/cancel would tell the agent
+    # something that did not happen. Rejecting only this call is the agent's reject option.
+    BINDINGS = [("escape", "app.cancel_turn", "Cancel turn")]
 
     class ReviewRequested(Message):
         def __init__(self, panel: PermissionPanel, request: PendingPermission) -> None:
@@ -164,7 +168,7 @@ class PermissionPanel(Vertical, can_focus=True):
             style = "green" if option.kind.startswith("allow") else "red"
             text.append(f"[{key}] ", style=f"bold {style}")
             text.append(option.name + "   ")  # one safe line already (tui/agent_text.py)
-        text.append("esc cancel", style="dim")
+        text.append("esc cancel turn", style="dim")
         if diff_items(self.request, self.card_content):
             text.append("   ⏎ full review", style="dim")
         return text
@@ -185,6 +189,3 @@ class PermissionPanel(Vertical, can_focus=True):
 
     def diff_items(self) -> list[FileEditToolCallContent]:
         return diff_items(self.request, self.card_content)
-
-    def action_cancel_request(self) -> None:
-        self.request.cancel()
