@@ -12,6 +12,7 @@ list k (the last list repeats). Actions:
   {"sleep": seconds}  {"exit": code}  {"stop": reason}
   {"stream": {"count": N, "text": "w{i} ", "pace"?: seconds, "batch"?: k}}  N message chunks
       (text formatted with the chunk index i), sleeping `pace` after every `batch` of them
+  {"big": {"bytes": N, "text"?: str}}  one message chunk of N characters (`text` repeated)
   {"echo": prefix}  a message: prefix followed by the prompt's text
   {"touch": path}   create the file: tells a test that every action before it was sent
 Terminal options: "report": "exit" says only the exit status and output size (not the output),
@@ -167,10 +168,10 @@ class ScriptAgent:
                     },
                 },
             )
-            exited = await self.raw.send_request(
             if spec.get("wait", True) is False:
                 await self.say(sid, f"terminal left open: {tid}")
                 return None
+            exited = await self.raw.send_request(
                 "terminal/wait_for_exit", {"sessionId": sid, "terminalId": tid}
             )
             output = await self.raw.send_request(
@@ -227,6 +228,11 @@ class ScriptAgent:
                 if pace and (i + 1) % batch == 0:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.cancelled.wait(), pace)
+        elif "big" in action:
+            spec = action["big"]
+            unit = spec.get("text", "lorem ipsum ")
+            size = spec["bytes"]
+            await self.say(sid, (unit * (size // len(unit) + 1))[:size])
         elif "echo" in action:
             await self.say(sid, f"{action['echo']}{self.prompt_text}")
         elif "touch" in action:

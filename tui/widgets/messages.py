@@ -10,15 +10,44 @@ from tui.sanitize import sanitize_text
 
 FRAME_S = 1 / 30
 
+# Markdown re-parses and re-renders the message's last block on every append, so one long
+# paragraph makes each append cost its whole length (bench/bench_flood.py). Past this many
+# characters the rest of a message is shown as plain text, in pieces of PLAIN_PIECE_CHARS of
+# which only the last one is redrawn; normal replies stay far below it and render as before.
+MARKDOWN_MAX_CHARS = 64_000
+PLAIN_PIECE_CHARS = 16_000
+# A message past this is cut on screen, with a marker; the state keeps all of it.
+DISPLAY_MAX_CHARS = 1_000_000
+
+
+class PlainBlock(Static):
+    """A piece of a message too long for Markdown: plain text, no markup."""
+
+    DEFAULT_CSS = """
+    PlainBlock { height: auto; }
+    PlainBlock.-truncated { color: $text-muted; text-style: italic; margin: 1 0 0 0; }
+    """
+
 
 class StreamingMarkdown(Markdown):
-    """Markdown that batches streamed chunks: one re-render per flush, never one per chunk."""
+    """Markdown that batches streamed chunks: one re-render per flush, never one per chunk.
+
+    Only the first MARKDOWN_MAX_CHARS characters go to the Markdown parser, and only the first
+    DISPLAY_MAX_CHARS are shown at all, so the cost of a flush is bounded by its batch, not by
+    the message: a 60 MB chunk or 100,000 small ones keep the event loop (and quit) responsive.
+    Textual's own `Markdown.get_stream()` batches the same way but appends everything, so it
+    has the same cost per append on one long paragraph.
+    """
 
     def __init__(self, text: str = "", **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self._pending: list[str] = [text] if text else []
         self._flushing = False
         self._ready = False
+        self._taken = 0  # characters handed to the display so far (Markdown, plain, or cut)
+        self._plain: list[str] = []  # the text of each plain piece, in order
+        self._plain_block: PlainBlock | None = None
+        self._marker: PlainBlock | None = None
 
     def on_mount(self) -> None:
         # `is_mounted` turns true only after this handler; a chunk arriving in between
@@ -38,17 +67,69 @@ class StreamingMarkdown(Markdown):
             self.call_later(self._flush)
 
     async def _flush(self) -> None:
-        """Append everything pending, then wait a frame so the next batch is bigger: each
+        """Show everything pending, then wait a frame so the next batch is bigger: each
         append re-renders the last block, so fewer, larger appends keep a fast stream cheap."""
         try:
-            while self._pending:
-                batch = sanitize_text("".join(self._pending))
+            while self._pending and self.is_attached:
+                batch = "".join(self._pending)
                 self._pending.clear()
-                await self.append(batch)
+                await self._show(batch)
                 if self._pending:
                     await asyncio.sleep(FRAME_S)
         finally:
             self._flushing = False
+
+    async def _show(self, batch: str) -> None:
+        """Split a batch between Markdown, plain pieces and the cut; sanitise only what shows."""
+        start = self._taken
+        self._taken += len(batch)
+        markdown_max = min(MARKDOWN_MAX_CHARS, DISPLAY_MAX_CHARS)
+        if start < markdown_max:
+            head = batch[: markdown_max - start]
+            await self.append(sanitize_text(head))
+            batch, start = batch[len(head) :], start + len(head)
+        if batch and start < DISPLAY_MAX_CHARS:
+            shown = batch[: DISPLAY_MAX_CHARS - start]
+            await self._add_plain(sanitize_text(shown))
+            batch = batch[len(shown) :]
+        if self._taken > DISPLAY_MAX_CHARS:
+            await self._mark_truncated(self._taken - DISPLAY_MAX_CHARS)
+
+    async def _add_plain(self, text: str) -> None:
+        """Fill the last plain piece, then start new ones: a redraw costs one piece at most."""
+        while text:
+            if not self.is_attached:
+                return  # removed while streaming (a quit, a new session): nothing to show on
+            if not self._plain or len(self._plain[-1]) >= PLAIN_PIECE_CHARS:
+                self._plain.append("")
+                self._plain_block = PlainBlock(markup=False)
+                await self.mount(self._plain_block)
+            room = PLAIN_PIECE_CHARS - len(self._plain[-1])
+            self._plain[-1] += text[:room]
+            text = text[room:]
+            assert self._plain_block is not None
+            self._plain_block.update(self._plain[-1])
+
+    async def _mark_truncated(self, hidden: int) -> None:
+        note = (
+            f"[message cut here on screen: {hidden:,} more characters are not shown; "
+            "the session keeps the whole message]"
+        )
+        if self._marker is None and self.is_attached:
+            self._marker = PlainBlock(note, markup=False, classes="-truncated")
+            await self.mount(self._marker)
+        elif self._marker is not None:
+            self._marker.update(note)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether part of the message is not shown (the marker says how much)."""
+        return self._marker is not None
+
+    @property
+    def shown_text(self) -> str:
+        """What the widget shows of the message: its Markdown source, then any plain pieces."""
+        return self.source + "".join(self._plain)
 
     @property
     def is_streaming(self) -> bool:
@@ -68,15 +149,26 @@ class UserMessage(Static):
 
     def __init__(self, text: str) -> None:
         super().__init__(markup=False)
-        self._text = text
+        self._chunks = [text]
+        self._dirty = False
         self._refresh_text()
 
     def add_text(self, text: str) -> None:
-        self._text += text
-        self._refresh_text()
+        """Redrawn once per batch of chunks, not once per chunk: a replayed prompt can come in
+        thousands of chunks, and each redraw sanitises the whole text."""
+        self._chunks.append(text)
+        if not self._dirty:
+            self._dirty = True
+            self.call_later(self._refresh_text)
 
     def _refresh_text(self) -> None:
-        self.update("› " + sanitize_text(self._text))
+        self._dirty = False
+        text = "".join(self._chunks)
+        self._chunks = [text]
+        shown = sanitize_text(text[:DISPLAY_MAX_CHARS])
+        if len(text) > DISPLAY_MAX_CHARS:
+            shown += f"\n[cut here on screen: {len(text) - DISPLAY_MAX_CHARS:,} more characters]"
+        self.update("› " + shown)
 
 
 class AgentMessage(StreamingMarkdown):
