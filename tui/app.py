@@ -434,11 +434,23 @@ class DshApp(App[None]):
             self._close_permission(request)
 
     def _show_permission(self, request: PendingPermission) -> None:
-        card = self.conversation.tool_calls.get(request.tool_call.tool_call_id)
-        panel = PermissionPanel(request, self.config.cwd, card.content if card else None)
-        self.query_one(PromptArea).display = False
-        self.query_one("#bottom").mount(panel, before=self.query_one("#prompt"))
-        panel.focus()
+        """Show the request's panel. One that cannot be shown (a panel that fails to build)
+        is answered cancelled, which is fail-closed, and its `ask_permission` then shows the
+        next: raising here instead would leave it first in the queue for ever, unanswered,
+        and no later panel would appear."""
+        try:
+            card = self.conversation.tool_calls.get(request.tool_call.tool_call_id)
+            panel = PermissionPanel(request, self.config.cwd, card.content if card else None)
+            self.query_one(PromptArea).display = False
+            self.query_one("#bottom").mount(panel, before=self.query_one("#prompt"))
+            panel.focus()
+        except Exception:
+            log.exception("could not show a permission request")
+            self.notify(
+                "A permission request could not be shown; it was answered cancelled.",
+                severity="error",
+            )
+            request.cancel()
 
     def _close_permission(self, request: PendingPermission) -> None:
         # Drop focus before the panel leaves: Textual would hand it to the last focusable

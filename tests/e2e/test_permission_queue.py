@@ -1,0 +1,70 @@
+"""The permission queue survives a request whose panel cannot be shown (issue 15, item 9)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import wait_until
+from tui.app import AppConfig, DshApp
+from tui.widgets.messages import AgentMessage
+from tui.widgets.permission import PermissionPanel
+from tui.widgets.prompt import PromptArea
+
+SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
+OPTIONS = [
+    {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+]
+
+
+def call(call_id: str) -> dict[str, Any]:
+    return {"toolCallId": call_id, "title": f"Run {call_id}", "kind": "execute"}
+
+
+async def test_a_panel_that_fails_to_show_answers_cancelled_and_the_next_one_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[str] = []
+    build = PermissionPanel.__init__
+
+    def first_fails(panel: PermissionPanel, request: Any, *args: Any) -> None:
+        built.append(request.tool_call.tool_call_id)
+        if len(built) == 1:
+            raise RuntimeError("panel failed to build")
+        build(panel, request, *args)
+
+    monkeypatch.setattr(PermissionPanel, "__init__", first_fails)
+    script = {
+        "prompts": [
+            [
+                {"permission": {"toolCall": call("first"), "options": OPTIONS}},
+                {"permission": {"toolCall": call("second"), "options": OPTIONS}},
+            ]
+        ]
+    }
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
+    app = DshApp(AppConfig(command, tmp_path, log_dir=tmp_path / "logs"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        app.query_one(PromptArea).text = "go"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+        assert built == ["first", "second"]
+        assert "Run second" in str(app.query_one(PermissionPanel).border_title)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
+        replies = "\n".join(m.source for m in app.query(AgentMessage))
+        assert "permission outcome: cancelled" in replies
+        assert "permission outcome: selected allow" in replies
+        assert not app.query(PermissionPanel)
+        assert app.query_one(PromptArea).display
+        await app.action_quit()
