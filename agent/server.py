@@ -88,7 +88,14 @@ from agent.log import (
 from agent.loop import DEFAULT_MAX_STEPS
 from agent.models.config import ConfigError, ModelSettings
 from agent.permissions import DEFAULT_MODE, parse_mode
-from agent.session import AgentSession, AnyUpdate, PromptInFlight, SessionSettings
+from agent.session import (
+    AgentSession,
+    AnyUpdate,
+    LoadSessionWithModels,
+    NewSessionWithModels,
+    PromptInFlight,
+    SessionSettings,
+)
 from agent.tools.procs import become_subreaper, kill_all_descendants, reap_orphans
 from agent.translate import replay
 
@@ -230,10 +237,11 @@ class DshAgent(Agent):
         # Queued now, written by the session's sender task, which first runs after this
         # handler has returned and the response is queued: the client knows the id by then.
         session.notify(self._commands_update())
-        return NewSessionResponse(
+        return NewSessionWithModels(
             session_id=session_id,
             modes=session.mode_state(),
             config_options=list(session.config_options()),
+            models=session.model_state(),
         )
 
     async def load_session(
@@ -271,8 +279,10 @@ class DshAgent(Agent):
         session.notify(self._commands_update())
         await session.flush()
         log.info("loaded session %s (%d events)", session_id, len(loaded.events))
-        return LoadSessionResponse(
-            modes=session.mode_state(), config_options=list(session.config_options())
+        return LoadSessionWithModels(
+            modes=session.mode_state(),
+            config_options=list(session.config_options()),
+            models=session.model_state(),
         )
 
     async def list_sessions(
@@ -326,6 +336,7 @@ class DshAgent(Agent):
                 )
             elif config_id == "model":
                 session.set_model(value)
+                # No config_option_update: the response carries the options.
             else:
                 raise ValueError(f"unknown config option {config_id!r} (mode, model)")
         except (ValueError, ConfigError) as error:
@@ -383,7 +394,26 @@ class DshAgent(Agent):
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
         raise RequestError.method_not_found("session/close")
 
+    async def set_session_model(self, session_id: str, model_id: str) -> dict[str, Any]:
+        """`session/set_model` (unstable ACP): the same switch as the `model` config option.
+
+        Clients that know only this method can switch models too. The change is announced as
+        a `config_option_update`, so clients that follow the config options stay in step.
+        """
+        session = self._session(session_id)
+        try:
+            session.set_model(model_id)
+        except ConfigError as error:
+            raise invalid_params(str(error), modelId=model_id) from None
+        session.notify_config()
+        return {}
+
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == SET_MODEL:
+            session_id, model_id = params.get("sessionId"), params.get("modelId")
+            if not isinstance(session_id, str) or not isinstance(model_id, str):
+                raise invalid_params("session/set_model needs a sessionId and a modelId")
+            return await self.set_session_model(session_id, model_id)
         raise RequestError.method_not_found(method)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
@@ -406,6 +436,11 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 _HEAD_BYTES = 4096
 _HEAD_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,128}")')
+
+SET_MODEL = "session/set_model"
+_UNROUTED = frozenset({SET_MODEL})
+"""ACP methods dsh-agent serves that SDK 0.12.1 cannot route (unstable ones it lacks): the
+transport hands them to `DshAgent.ext_method` under their own name."""
 
 _REQUEST_MODELS: dict[str, tuple[type[BaseModel], ...]] = {
     "initialize": (InitializeRequest,),
@@ -489,6 +524,7 @@ class GuardedTransport:
     * An object the SDK cannot dispatch (an id that is an object, a method that is not a
       string, ...) gets -32600.
     * `_meta` keys that would shadow the method's parameters are dropped, with a log line.
+    * `session/set_model`, which the SDK cannot route, goes to `DshAgent.ext_method`.
 
     The connection carries on after each. Sending is the SDK's framing, byte for byte, except
     that diffs get back the `"oldText": null` the SDK drops (`agent.bridge.with_explicit_nulls`).
@@ -604,6 +640,9 @@ class GuardedTransport:
         method = decoded.get("method")
         if not isinstance(method, str):
             return decoded  # a response to one of our requests
+        if method in _UNROUTED:
+            # The SDK's router has no route for it: dispatch it as our extension method.
+            decoded = {**decoded, "method": "_" + method}
         params = decoded.get("params")
         shadowing = shadowing_meta(method, params)
         if shadowing and isinstance(params, dict):

@@ -13,12 +13,14 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Annotated, TypeAlias
 
 from acp.schema import (
     AvailableCommandsUpdate,
     ConfigOptionUpdate,
     CurrentModeUpdate,
+    LoadSessionResponse,
+    NewSessionResponse,
     PermissionOption,
     RequestPermissionResponse,
     SessionConfigOptionSelect,
@@ -29,6 +31,8 @@ from acp.schema import (
     ToolCallStart,
     ToolCallUpdate,
 )
+from acp.schema import BaseModel as SchemaModel
+from pydantic import Field
 
 from agent.events import Event, ToolFinished
 from agent.history import History
@@ -98,6 +102,34 @@ class UpdateQueue:
     def close(self) -> None:
         if self._worker is not None:
             self._worker.cancel()
+
+
+class ModelInfo(SchemaModel):
+    """One model of ACP's unstable `SessionModelState` (SDK 0.12.1 does not model it)."""
+
+    model_id: Annotated[str, Field(alias="modelId")]
+    name: str
+    description: str | None = None
+
+
+class SessionModelState(SchemaModel):
+    """ACP's unstable `models` field of the session responses, for clients that switch
+    models with `session/set_model` rather than the `model` config option."""
+
+    current_model_id: Annotated[str, Field(alias="currentModelId")]
+    available_models: Annotated[list[ModelInfo], Field(alias="availableModels")]
+
+
+class NewSessionWithModels(NewSessionResponse):
+    """`session/new`'s response plus the unstable `models` field the SDK has no slot for."""
+
+    models: SessionModelState | None = None
+
+
+class LoadSessionWithModels(LoadSessionResponse):
+    """`session/load`'s response plus the unstable `models` field."""
+
+    models: SessionModelState | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +275,16 @@ class AgentSession:
             ],
         )
 
+    def model_state(self) -> SessionModelState:
+        """The unstable `models` field: the same choices as the `model` config option."""
+        return SessionModelState(
+            current_model_id=choice_id(self.model_settings),
+            available_models=[
+                ModelInfo(model_id=c.id, name=c.name, description=c.description)
+                for c in model_choices(self.configured)
+            ],
+        )
+
     def config_options(self) -> list[SessionConfigOptionSelect]:
         """The `mode` and `model` selects, with their current values."""
         mode = SessionConfigOptionSelect(
@@ -298,8 +340,12 @@ __all__ = [
     "AgentSession",
     "AnyUpdate",
     "Asker",
+    "LoadSessionWithModels",
+    "ModelInfo",
+    "NewSessionWithModels",
     "PromptInFlight",
     "Sender",
+    "SessionModelState",
     "SessionSettings",
     "StopReason",
     "UpdateQueue",

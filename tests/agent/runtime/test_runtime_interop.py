@@ -156,3 +156,69 @@ async def test_a_new_file_diff_has_old_text_null_and_the_permission_request_show
     assert results[-1]["status"] == "completed"
     assert results[-1]["content"][0]["oldText"] is None
     assert (workspace / "hello.py").read_text() == "print('hello')\n"
+
+
+# --- 5. session/set_model switches models, as the `model` config option does ---------------
+
+
+async def test_session_set_model_switches_the_model_like_the_config_option(
+    tmp_path: Path, workspace: Path
+) -> None:
+    steps: list[list[dict[str, Any]]] = [[{"text": "scripted reply"}]]
+    scenario = scenario_file(tmp_path, steps)
+    async with agent(tmp_path, "--scenario", scenario) as dsh:
+        await dsh.initialize()
+        await dsh.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "session/new",
+                "params": {"cwd": str(workspace), "mcpServers": []},
+            }
+        )
+        created = (await dsh.response(2))["result"]
+        session_id = created["sessionId"]
+        [model_option] = [o for o in created["configOptions"] if o["id"] == "model"]
+        models = created["models"]
+        assert models["currentModelId"] == model_option["currentValue"]
+        assert [m["modelId"] for m in models["availableModels"]] == [
+            o["value"] for o in model_option["options"]
+        ]
+        await dsh.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "session/set_model",
+                "params": {"sessionId": session_id, "modelId": "nonesuch"},
+            }
+        )
+        assert (await dsh.response(3))["error"]["code"] == -32602
+        await dsh.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "session/set_model",
+                "params": {"sessionId": session_id, "modelId": "offline"},
+            }
+        )
+        seen: list[Any] = []
+        while True:
+            message = await dsh.read()
+            seen.append(message)
+            if message.get("id") == 4:
+                break
+        assert message["result"] == {}
+        # The change is announced on the config channel too (it may follow the response).
+        while not updates(seen, "config_option_update"):
+            seen.append(await dsh.read())
+        [update] = updates(seen, "config_option_update")
+        [option] = [o for o in update["configOptions"] if o["id"] == "model"]
+        assert option["currentValue"] == "offline"
+        response, seen = await prompt(dsh, session_id, "hello", 5)
+        assert response["result"]["stopReason"] == "end_turn"
+        said = "".join(u["content"]["text"] for u in updates(seen, "agent_message_chunk"))
+        assert "scripted reply" not in said  # the offline model answered
+        await dsh.send(load_request(6, session_id, workspace))
+        loaded = (await dsh.response(6))["result"]
+        [model_option] = [o for o in loaded["configOptions"] if o["id"] == "model"]
+        assert loaded["models"]["currentModelId"] == model_option["currentValue"]
