@@ -277,6 +277,10 @@ async def _unwatch_when_reaped(proc: asyncio.subprocess.Process) -> None:
     unwatched(proc.pid)
 
 
+ABORTED = "command aborted"
+"""The error a cancelled command answers with, before the output it had printed."""
+
+
 @dataclass(frozen=True, slots=True)
 class CommandRun:
     """A finished foreground run: the model text, and whether it was aborted."""
@@ -555,7 +559,7 @@ class BashTool:
         if not workdir.is_dir():
             return ToolResult.error(f"workdir is not an existing directory: {workdir}")
         if ctx.cancel.is_set():
-            return ToolResult.error("command aborted")
+            return ToolResult.error(ABORTED)
         try:
             if parsed.background:
                 pid, log_path = await start_background(parsed.command, workdir, ctx.jobs)
@@ -569,5 +573,7 @@ class BashTool:
         except OSError as exc:
             return ToolResult.error(f"failed to start bash: {exc.strerror or exc}")
         if run.aborted:
-            return ToolResult.error("command aborted")
+            # The output so far goes with the error: the user saw it scroll (or, without live
+            # output, sees it only here), and the model should know how far it got.
+            return ToolResult.error(f"{ABORTED}\n{run.text}")
         return ToolResult(run.text)

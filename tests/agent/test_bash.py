@@ -255,7 +255,8 @@ async def test_cancel_aborts_and_kills_the_group(tmp_path: Path) -> None:
     canceller = asyncio.create_task(cancel_when_started())
     result = await bash.execute(run_args(f"sleep 60 & echo $! > {pid_file}; wait"), ctx)
     await canceller
-    assert result == ToolResult("Error: command aborted", True)
+    aborted = "Error: command aborted\n(no output)\n[killed by signal: SIGTERM]"
+    assert result == ToolResult(aborted, True)
     assert await wait_dead([int(pid_file.read_text())]) == []
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime_support import scenario_file
-from wire_support import agent, new_session, prompt
+from wire_support import INIT, agent, new_session, prompt
 
 
 def updates(seen: list[Any], kind: str) -> list[dict[str, Any]]:
@@ -222,3 +222,54 @@ async def test_session_set_model_switches_the_model_like_the_config_option(
         loaded = (await dsh.response(6))["result"]
         [model_option] = [o for o in loaded["configOptions"] if o["id"] == "model"]
         assert loaded["models"]["currentModelId"] == model_option["currentValue"]
+
+
+# --- 4. a cancelled command's partial output reaches the client ----------------------------
+
+
+async def test_a_cancelled_commands_partial_output_is_sent_with_the_aborted_result(
+    tmp_path: Path, workspace: Path
+) -> None:
+    marker = workspace / "printed"
+    command = f"seq 1 400; touch {marker}; sleep 30"
+    steps: list[list[dict[str, Any]]] = [
+        [{"tool_call": {"name": "bash", "arguments": {"command": command, "description": "x"}}}],
+        [{"text": "done"}],
+    ]
+    scenario = scenario_file(tmp_path, steps)
+    async with agent(tmp_path, "--scenario", scenario, "--mode", "full-access") as dsh:
+        # The standard capability only, as most clients send it: no `_meta` convention.
+        await dsh.send(
+            {**INIT, "params": {"protocolVersion": 1, "clientCapabilities": {"terminal": True}}}
+        )
+        await dsh.response(1)
+        session_id = await new_session(dsh, workspace)
+        await dsh.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": "go"}]},
+            }
+        )
+        for _ in range(3000):
+            if marker.exists():
+                break
+            await asyncio.sleep(0.01)
+        await dsh.send(
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}}
+        )
+        seen: list[Any] = []
+        final: dict[str, Any] | None = None
+        answered = False
+        while final is None or not answered:  # the failed update may follow the response
+            message = await dsh.read()
+            seen.append(message)
+            answered = answered or message.get("id") == 3
+            done = [u for u in updates([message], "tool_call_update") if "status" in u]
+            final = done[0] if done else final
+    assert final["status"] == "failed"
+    [block] = final["content"]
+    text = block["content"]["text"]
+    assert text.startswith("```console\nError: command aborted\n1\n2\n3\n")
+    assert "\n400\n" in text

@@ -156,7 +156,9 @@ async def test_cancel_kills_a_running_command(tmp_path: Path, workspace: Path) -
         assert not alive(shell[0][0])
         final = client.results(sid)["call_1"]
     assert final["status"] == "failed"
-    assert final["content"][0]["content"]["text"] == "```console\nError: command aborted\n```"
+    assert final["content"][0]["content"]["text"] == (
+        "```console\nError: command aborted\n(no output)\n[killed by signal: SIGTERM]\n```"
+    )
 
 
 @pytest.mark.parametrize(
