@@ -339,3 +339,49 @@ async def test_escape_in_a_permission_question_cancels_the_turn(tmp_path: Path) 
         assert "went on after the question" not in text
         assert "turn ended: cancelled" in notices(app)
         assert cards(app)["toolu_01ABC"].entry.status == "cancelled"
+
+
+def card_text(card: ToolCard, width: int = 80) -> list[str]:
+    """The card's text body as drawn, line by line, trailing blanks cut."""
+    from rich.console import Console
+
+    assert card._inline is not None
+    console = Console(width=width, record=True, color_system=None)
+    console.print(card._inline)
+    return [line.rstrip() for line in console.export_text().splitlines()]
+
+
+async def test_indented_tool_output_keeps_its_text(tmp_path: Path) -> None:
+    """A read result `     1\\timport sys` rendered as `1  import sys\\`, and indented lines of
+    a paragraph lost their indentation."""
+
+    def result(call_id: str, text: str) -> dict[str, Any]:
+        block = {"type": "content", "content": {"type": "text", "text": text}}
+        return tool_call(call_id, f"Read {call_id}", "completed", kind="read", content=[block])
+
+    numbered = "     1\timport sys\n     2\t\n     3\tprint(sys.argv)\n"
+    outline = "Found 2 matches:\n  src/a.py\n    line 3: TODO\nend"
+    script = {"prompts": [[result("cat-n", numbered), result("grep", outline)]]}
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: len(cards(app)) == 2)
+        await pilot.pause()
+        found = cards(app)
+        shown = [line for line in card_text(found["cat-n"]) if line.strip()]
+        assert [line.split() for line in shown] == [
+            ["1", "import", "sys"],
+            ["2"],
+            ["3", "print(sys.argv)"],
+        ]
+        assert not any(line.endswith("\\") for line in shown)
+        # The numbers stay aligned as in the output: every line lost the same indentation.
+        assert len({line.index(line.split()[0]) for line in shown}) == 1
+        # Drawn as no-break spaces, which look the same.
+        assert [line.replace("\xa0", " ") for line in card_text(found["grep"])] == [
+            "Found 2 matches:",
+            "  src/a.py",
+            "    line 3: TODO",
+            "end",
+        ]

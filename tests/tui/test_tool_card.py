@@ -176,3 +176,43 @@ async def test_a_simple_card_becomes_a_container_when_a_diff_arrives() -> None:
         app.update(content=[text("Undone.")])
         await pilot.pause()
         assert [type(child) for child in card.children] == [Static]
+
+
+def test_line_breaks_never_show_a_backslash() -> None:
+    """The hard-break `\\` goes only where a paragraph goes on: not into code, fenced or
+    indented, nor onto a heading, a table row, a rule, or a line a list item or quote ends."""
+    source = "\n".join(
+        [
+            "# Results",
+            "two lines",
+            "of text",
+            "- item a",
+            "- item b",
+            "> quoted",
+            "",
+            "| a | b |",
+            "|---|---|",
+            "| 1 | 2 |",
+            "",
+            "---",
+            "after the rule",
+            "",
+            "    indented code",
+            "    more code",
+            "```",
+            "fenced",
+            "code",
+            "```",
+            "~~~",
+            "tilde",
+            "~~~",
+        ]
+    )
+    plain = Console(width=60, color_system=None, record=True)
+    plain.print(card_markdown(source))
+    shown = plain.export_text()
+    assert "\\" not in shown
+    lines = [line.strip() for line in shown.splitlines()]
+    assert "two lines" in lines and "of text" in lines  # still a hard break between them
+    for kept in ("indented code", "more code", "fenced", "tilde", "after the rule"):
+        assert kept in shown

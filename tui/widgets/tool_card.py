@@ -83,18 +83,68 @@ def header_text(
     return text
 
 
+# A line that starts a block of its own (a fence, heading, quote, list item, table row, rule or
+# setext underline): a paragraph line before it ends there, so a `\` appended to that line would
+# be shown, not taken as a line break; and its indentation is Markdown's, not to be kept.
+BLOCK_START = re.compile(
+    r" {0,3}(?:```|~~~|#{1,6}(?:\s|$)|>|[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|\||"
+    r"(?:[-=*_][ \t]*){3,}$)"
+)
+RULE = re.compile(r"(?:[-=*_][ \t]*){3,}$")
+NBSP = "\u00a0"
+
+
+def _indent_width(line: str) -> int:
+    """Columns of leading blanks, tabs to the next multiple of 4, as CommonMark counts them."""
+    width = 0
+    for char in line:
+        if char == " ":
+            width += 1
+        elif char == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
 def hard_line_breaks(markdown: str) -> str:
-    """Keep tool output's line structure: outside code fences a single newline becomes a
-    Markdown hard break, so a read result or a log is not reflowed into one paragraph."""
+    """Keep tool output's line structure: a single newline inside a paragraph becomes a
+    Markdown hard break, so a read result or a log is not reflowed into one paragraph.
+
+    Code is left exactly as it is: fenced blocks, and indented code blocks (a `cat -n` result,
+    `     1\\timport sys`, is one), where a `\\` would be shown as written. An indented line
+    inside a paragraph keeps its indentation as no-break spaces, which Markdown does not strip.
+    """
     lines = markdown.split("\n")
-    in_fence = False
-    for index, line in enumerate(lines[:-1]):
-        if line.lstrip().startswith("```"):
-            in_fence = not in_fence
+    fence: str | None = None  # the marker of the open fenced block
+    in_code = False  # inside an indented code block
+    blank_before = True
+    for index, line in enumerate(lines):
+        stripped = line.lstrip(" \t")
+        indent = _indent_width(line)
+        if fence is not None:
+            if indent < 4 and stripped.startswith(fence):
+                fence = None
             continue
-        following = lines[index + 1]
-        if not in_fence and line.strip() and following.strip() and not following.startswith("```"):
+        if not stripped:
+            blank_before = True
+            continue
+        if indent < 4 and stripped[:3] in ("```", "~~~"):
+            fence, in_code, blank_before = stripped[:3], False, False
+            continue
+        # An indented line opens a code block only where a paragraph does not go on.
+        if indent >= 4 and (blank_before or in_code):
+            in_code, blank_before = True, False
+            continue
+        in_code, starts_block = False, bool(BLOCK_START.match(line))
+        if indent and not starts_block:
+            lines[index] = line = NBSP * indent + stripped
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        # A `\` would become part of a heading, a table row, a rule or a setext underline.
+        whole_line = starts_block and (stripped[0] in "#|" or bool(RULE.match(stripped)))
+        if following.strip() and not whole_line and not BLOCK_START.match(following):
             lines[index] = line + "\\"
+        blank_before = False
     return "\n".join(lines)
 
 
