@@ -99,6 +99,15 @@ def _value(value: Any, prose: bool) -> Any:
     if isinstance(value, list):
         items = [_value(item, prose) for item in value]
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if isinstance(value, dict):  # free-form fields (a config option's custom category, say)
+        cleaned = {
+            (_line(key) if isinstance(key, str) else key): _value(item, prose)
+            for key, item in value.items()
+        }
+        same = len(cleaned) == len(value) and all(
+            key in value and cleaned[key] is value[key] for key in cleaned
+        )
+        return value if same else cleaned
     return value
 
 

@@ -242,6 +242,27 @@ def test_responses_are_cleaned_but_session_ids() -> None:
     assert unsafe(listed) == []
 
 
+def test_free_form_fields_are_cleaned() -> None:
+    update = clean(
+        ConfigOptionUpdate.model_validate(
+            {
+                "sessionUpdate": "config_option_update",
+                "configOptions": [
+                    {
+                        "id": "x",
+                        "name": "x",
+                        "type": "select",
+                        "currentValue": "a",
+                        "category": {HOSTILE: [HOSTILE]},
+                        "options": [{"value": "a", "name": "a"}],
+                    }
+                ],
+            }
+        )
+    )
+    assert unsafe(update) == []
+
+
 def test_plain_updates_are_not_copied() -> None:
     chunk = AgentMessageChunk.model_validate(
         {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "héllo\n"}}
