@@ -328,7 +328,11 @@ class DshApp(App[None]):
         self.transcript.terminals = session.client.terminals
         self._last_session_id = session.session_id
         self._agent_can_load = can_load(session.init)
-        self.conversation.start_session(session.session.modes, session.session.config_options or [])
+        self.conversation.start_session(
+            session.session.modes,
+            session.session.config_options or [],
+            session.client.offered_models,
+        )
         if session.resumed:
             # The replay is over: a call it left unfinished belongs to a turn long gone.
             self._apply(self.conversation.settle_unfinished("unknown"))
@@ -613,7 +617,19 @@ class DshApp(App[None]):
         )
 
     def action_pick_model(self) -> None:
+        """The model config option when the agent has one; else the models it offers in the
+        unstable `models` field, switched with session/set_model."""
         option = self.conversation.model_option()
+        offered = self.conversation.offered_models
+        if self.session is not None and (option is None or option.type != "select") and offered:
+
+            def picked(model_id: str | None) -> None:
+                if model_id is not None:
+                    self.set_model(model_id)
+
+            screen = ChoiceScreen("Model", list(offered.choices), offered.current)
+            self.push_screen(screen, picked)
+            return
         if self.session is None or option is None or option.type != "select":
             self.notify("This agent offers no model choice.")
             return
@@ -628,6 +644,22 @@ class DshApp(App[None]):
                 self.set_config(option.id, value)
 
         self.push_screen(ChoiceScreen("Model", choices, option.current_value), chosen)
+
+    @work(group="settings")
+    async def set_model(self, model_id: str) -> None:
+        from acp import RequestError
+
+        from tui.agent_text import clean_error
+
+        session = self.session
+        if session is None:
+            return
+        try:
+            await session.set_model(model_id)
+        except (RequestError, ConnectionError) as error:
+            self.notify(f"Could not switch model: {clean_error(error)}", severity="error")
+            return
+        self._apply(self.conversation.model_chosen(model_id))
 
     @work(group="settings")
     async def set_config(self, config_id: str, value: str) -> None:

@@ -83,6 +83,8 @@ from tui.fs import ConfinedFs, FsError, FsFileNotFoundError
 from tui.launch import AgentFailed as AgentFailed
 from tui.launch import AgentProcess
 from tui.launch import LaunchSpec as LaunchSpec
+from tui.sanitize import clean_line
+from tui.state import OfferedModels
 from tui.terminals import TerminalError, TerminalManager, UnknownTerminalError
 
 log = logging.getLogger(__name__)
@@ -213,6 +215,24 @@ def plan_problems(entries: list[Any]) -> list[str]:
     return found
 
 
+def offered_models(raw: object) -> OfferedModels | None:
+    """The unstable `SessionModelState` ({currentModelId, availableModels: [{modelId, name}]}),
+    or None when absent or unusable. Models without a string id are left out."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("availableModels"), list):
+        return None
+    choices: list[tuple[str, str]] = []
+    for item in raw["availableModels"]:
+        model_id = item.get("modelId") if isinstance(item, dict) else None
+        if isinstance(model_id, str) and model_id:
+            name = item.get("name")
+            shown = clean_line(name if isinstance(name, str) and name.strip() else model_id)
+            choices.append((model_id, shown or "(unnamed)"))
+    if not choices:
+        return None
+    current = raw.get("currentModelId")
+    return OfferedModels(current if isinstance(current, str) else None, tuple(choices))
+
+
 def fs_error(error: FsError, path: str) -> RequestError:
     if isinstance(error, FsFileNotFoundError):
         return RequestError.resource_not_found(path)
@@ -234,6 +254,8 @@ class WireWatcher(Protocol):
     def malformed(self, what: str) -> None: ...
 
     def session_opened(self, session_id: str) -> None: ...
+
+    def session_answered(self, result: dict[str, Any]) -> None: ...
 
 
 # JSON-RPC 2.0 error codes.
@@ -404,6 +426,7 @@ class InspectingTransport:
         self.max_message_bytes = max_message_bytes
         self._pending: set[Any] = set()  # ids of our requests still unanswered
         self._opening: set[Any] = set()  # ... of which session/new and session/fork
+        self._loading: set[Any] = set()  # ... of which session/load and session/resume
         self._prompts: set[Any] = set()  # ... of which session/prompt
         self._replies: set[asyncio.Task[None]] = set()
 
@@ -421,6 +444,7 @@ class InspectingTransport:
                 session_id = params.get("sessionId")
                 if isinstance(session_id, str):
                     self._watcher.session_opened(session_id)
+                self._loading.add(request_id)
             elif method in ("session/new", "session/fork"):
                 self._opening.add(request_id)
             elif method == "session/prompt":
@@ -568,12 +592,18 @@ class InspectingTransport:
         request_id = response.get("id")
         self._pending.discard(request_id)
         self._prompts.discard(request_id)
+        result = response.get("result")
         if request_id in self._opening:
             self._opening.discard(request_id)
-            result = response.get("result")
             session_id = result.get("sessionId") if isinstance(result, dict) else None
             if isinstance(session_id, str):
                 self._watcher.session_opened(session_id)
+        elif request_id in self._loading:
+            self._loading.discard(request_id)
+        else:
+            return
+        if isinstance(result, dict):
+            self._watcher.session_answered(result)
 
     def _refuse_envelope(self, message: dict[str, Any], problem: str) -> dict[str, Any] | None:
         request_id = message.get("id") if _valid_id(message.get("id")) else None
@@ -653,10 +683,16 @@ class TuiClient(Client):
         # The sessions this connection opened (learned from the wire by InspectingTransport):
         # requests and updates naming any other session are refused.
         self.sessions: set[str] = set()
+        self.offered_models: OfferedModels | None = None
         self._notes = 0
 
     def session_opened(self, session_id: str) -> None:
         self.sessions.add(session_id)
+
+    def session_answered(self, result: dict[str, Any]) -> None:
+        """The raw answer to session/new or load: the unstable `models` field, which the
+        SDK's schema does not have, is read here."""
+        self.offered_models = offered_models(result.get("models"))
 
     def malformed(self, what: str) -> None:
         """A message refused at the transport: say so, a few times, then only log."""
@@ -852,6 +888,13 @@ class AgentSession:
         """session/set_mode. Raises RequestError or ConnectionError (show it with
         `clean_error`)."""
         await self.conn.set_session_mode(session_id=self.session_id, mode_id=mode_id)
+
+    async def set_model(self, model_id: str) -> None:
+        """session/set_model (unstable ACP, for agents that offer `models` rather than a model
+        config option). This SDK has no method for it, so it is sent as a plain request.
+        Raises like `set_mode`."""
+        params = {"sessionId": self.session_id, "modelId": model_id}
+        await self.conn._conn.send_request("session/set_model", params)
 
     async def set_config(self, config_id: str, value: str) -> list[Any] | None:
         """session/set_config_option: the options as the agent now has them (cleaned, like

@@ -159,6 +159,16 @@ Entry = MessageEntry | ToolCallEntry | NoticeEntry
 
 
 @dataclass(frozen=True)
+class OfferedModels:
+    """The models an agent offers in the unstable `models` field of session/new or load (the
+    SDK drops it; tui/connection.py reads it off the wire). Ids are exactly as sent, since
+    session/set_model sends them back; names are one safe line each."""
+
+    current: str | None
+    choices: tuple[tuple[str, str], ...]  # (model id, name)
+
+
+@dataclass(frozen=True)
 class EntryAdded:
     entry: Entry
 
@@ -226,14 +236,29 @@ class Conversation:
         self.commands: list[AvailableCommand] = []
         self.config_options: list[Any] = []
         self.modes: list[SessionMode] = []
+        self.offered_models: OfferedModels | None = None
         # The last entry of the last finished turn: text chunks no longer merge into it.
         self._closed: Entry | None = None
 
-    def start_session(self, modes: SessionModeState | None, config_options: list[Any]) -> None:
-        """Modes and config options as the session/new (or load) response gave them."""
+    def start_session(
+        self,
+        modes: SessionModeState | None,
+        config_options: list[Any],
+        models: OfferedModels | None = None,
+    ) -> None:
+        """Modes, config options and offered models as the session/new (or load) response
+        gave them."""
         self.modes = list(modes.available_modes) if modes else []
         self.mode_id = modes.current_mode_id if modes else None
         self.config_options = list(config_options)
+        self.offered_models = models
+
+    def model_chosen(self, model_id: str) -> list[Change]:
+        """session/set_model succeeded: the offered model now current."""
+        if self.offered_models is None:
+            return []
+        self.offered_models = OfferedModels(model_id, self.offered_models.choices)
+        return [SessionChanged("config")]
 
     @property
     def mode_name(self) -> str | None:
@@ -251,9 +276,14 @@ class Conversation:
 
     @property
     def model_name(self) -> str | None:
+        """The current model's name: from the model config option when there is one (it is
+        preferred), else from the offered models."""
         option = self.model_option()
         if option is None or getattr(option, "type", "") != "select":
-            return None
+            offered = self.offered_models
+            if offered is None or offered.current is None:
+                return None
+            return dict(offered.choices).get(offered.current)  # a name, never the raw id
         current = option.current_value
         for choice in option.options:
             for item in getattr(choice, "options", [choice]):

@@ -23,7 +23,8 @@ for tests of what the client does before a session exists.
 Script option "load": [UPDATE, ...] advertises loadSession and replays those raw updates on
 session/load. "modeMessage": text with {mode} is what session/set_mode says as a message
 (default "mode set: {mode}"); "sessionExtra": {...} is merged into the session/new result
-raw (fields this SDK does not know, such as the unstable "models").
+raw (fields this SDK does not know, such as the unstable "models"); with "models" there,
+session/set_model switches among them and says "model set: ID".
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any
 
 from acp import PROTOCOL_VERSION, InitializeResponse, NewSessionResponse, PromptResponse, run_agent
 from acp.exceptions import RequestError
+from acp.router import Route
 from acp.schema import AgentCapabilities, Implementation
 
 
@@ -70,6 +72,19 @@ class ScriptAgent:
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
         self.raw = conn._conn  # test-only: send exactly what the script says
+        if "models" in self.script.get("sessionExtra", {}):
+            # session/set_model is unstable and not in this SDK: routed by hand.
+            route = Route("session/set_model", self.set_session_model, "request")
+            self.raw._handler.add_route(route)
+
+    async def set_session_model(self, params: Any) -> dict[str, Any]:
+        models = self.script["sessionExtra"]["models"]
+        model_id = params.get("modelId") if isinstance(params, dict) else None
+        if model_id not in [model["modelId"] for model in models["availableModels"]]:
+            raise RequestError.invalid_params({"modelId": model_id, "reason": "no such model"})
+        models["currentModelId"] = model_id
+        await self.say(params["sessionId"], f"model set: {model_id}")
+        return {}
 
     async def delay(self, request: str) -> None:
         seconds = self.script.get("delays", {}).get(request, 0)

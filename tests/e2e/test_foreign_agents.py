@@ -385,3 +385,67 @@ async def test_indented_tool_output_keeps_its_text(tmp_path: Path) -> None:
             "    line 3: TODO",
             "end",
         ]
+
+
+MODELS = {
+    "currentModelId": "default",
+    "availableModels": [
+        {"modelId": "default", "name": "Default (recommended)", "description": "Sonnet"},
+        {"modelId": "opus", "name": "Opus", "description": "For complex work"},
+    ],
+}
+MODEL_OPTION = {
+    "type": "select",
+    "id": "model",
+    "name": "Model",
+    "category": "model",
+    "currentValue": "offline",
+    "options": [
+        {"value": "offline", "name": "Offline"},
+        {"value": "deepseek-chat", "name": "DeepSeek Chat"},
+    ],
+}
+
+
+def header_text(app: DshApp) -> str:
+    return str(app.query_one("#header").render())
+
+
+async def test_models_offered_in_the_unstable_field_are_switched_with_set_model(
+    tmp_path: Path,
+) -> None:
+    """Ctrl+L said "This agent offers no model choice" for agents that offer `models` and no
+    model config option."""
+    from tui.widgets.choice import ChoiceScreen
+
+    script = {"sessionExtra": {"models": MODELS}, "prompts": [[]]}
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: "model: Default (recommended)" in header_text(app))
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: "model: Opus" in header_text(app))
+        await wait_until(pilot, lambda: bool(app.query(AgentMessage)))
+        assert app.query_one(AgentMessage).source == "model set: opus"
+
+
+async def test_the_model_config_option_is_preferred_over_offered_models(tmp_path: Path) -> None:
+    from tui.widgets.choice import ChoiceScreen
+
+    script = {
+        "configOptions": [MODEL_OPTION],
+        "sessionExtra": {"models": MODELS},
+        "prompts": [[]],
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: "model: Offline" in header_text(app))
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: "model: DeepSeek Chat" in header_text(app))
+        await pilot.pause(0.2)
+        assert not app.query(AgentMessage)  # no session/set_model was sent

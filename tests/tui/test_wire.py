@@ -47,6 +47,9 @@ class Watcher:
     def session_opened(self, session_id: str) -> None:
         self.sessions.append(session_id)
 
+    def session_answered(self, result: dict[str, Any]) -> None:
+        pass
+
 
 async def through_pipe(
     data: bytes,
