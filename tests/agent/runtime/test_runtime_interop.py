@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from runtime_support import scenario_file
 from wire_support import INIT, agent, new_session, prompt
 
@@ -227,8 +228,13 @@ async def test_session_set_model_switches_the_model_like_the_config_option(
 # --- 4. a cancelled command's partial output reaches the client ----------------------------
 
 
+@pytest.mark.parametrize(
+    "capabilities",
+    [{"terminal": True}, {"terminal": True, "_meta": {"terminal_output": True}}, {}],
+    ids=["standard-terminal", "meta-terminal-output", "none"],
+)
 async def test_a_cancelled_commands_partial_output_is_sent_with_the_aborted_result(
-    tmp_path: Path, workspace: Path
+    tmp_path: Path, workspace: Path, capabilities: dict[str, Any]
 ) -> None:
     marker = workspace / "printed"
     command = f"seq 1 400; touch {marker}; sleep 30"
@@ -238,10 +244,9 @@ async def test_a_cancelled_commands_partial_output_is_sent_with_the_aborted_resu
     ]
     scenario = scenario_file(tmp_path, steps)
     async with agent(tmp_path, "--scenario", scenario, "--mode", "full-access") as dsh:
-        # The standard capability only, as most clients send it: no `_meta` convention.
-        await dsh.send(
-            {**INIT, "params": {"protocolVersion": 1, "clientCapabilities": {"terminal": True}}}
-        )
+        # Most clients send the standard capability only, without the `_meta` convention.
+        params = {"protocolVersion": 1, "clientCapabilities": capabilities}
+        await dsh.send({**INIT, "params": params})
         await dsh.response(1)
         session_id = await new_session(dsh, workspace)
         await dsh.send(
@@ -273,3 +278,5 @@ async def test_a_cancelled_commands_partial_output_is_sent_with_the_aborted_resu
     text = block["content"]["text"]
     assert text.startswith("```console\nError: command aborted\n1\n2\n3\n")
     assert "\n400\n" in text
+    live = [u for u in updates(seen, "tool_call_update") if "terminal_output" in u.get("_meta", {})]
+    assert bool(live) == ("_meta" in capabilities)  # streamed only under the convention
