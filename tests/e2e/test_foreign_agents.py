@@ -449,3 +449,40 @@ async def test_the_model_config_option_is_preferred_over_offered_models(tmp_path
         await wait_until(pilot, lambda: "model: DeepSeek Chat" in header_text(app))
         await pilot.pause(0.2)
         assert not app.query(AgentMessage)  # no session/set_model was sent
+
+
+async def test_a_whole_file_diff_previews_from_its_first_change(tmp_path: Path) -> None:
+    """Agents that send whole files as oldText/newText: the permission preview showed
+    `- import sys` / `+ import sys` for the unchanged head and not the change. It is the diff
+    panel's (tui/widgets/permission.py), folded, from the first change on."""
+    from tui.widgets.diff_panel import DiffPanel
+    from tui.widgets.permission import PermissionPanel
+
+    def source(three: str, greeting: str) -> str:
+        body = [f"def f{i}():\n    return {three if i == 3 else i}\n" for i in range(12)]
+        return "\n".join(["import sys", "import os", "", *body, f"print({greeting!r})", ""])
+
+    old, new = source("3", "hi"), source("33", "hello")
+    call = {
+        "toolCallId": "zed-1",
+        "title": "Edit hello.py",
+        "kind": "edit",
+        "status": "pending",
+        "content": [{"type": "diff", "path": "/w/hello.py", "oldText": old, "newText": new}],
+    }
+    script = {"prompts": [[{"permission": {"toolCall": call, "options": OPTIONS}}]]}
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+        preview = app.query_one(PermissionPanel).query_one(DiffPanel)
+        await preview.wait_highlighted()
+        await pilot.pause()
+        shown = [preview.render_line(y).text.rstrip() for y in range(preview.size.height)]
+        changes = [line for line in shown if " - " in line or " + " in line]
+        assert "unchanged lines" in shown[1]  # the unchanged head is folded
+        assert not any("import" in line for line in shown)
+        assert "return 3" in changes[0] and "- " in changes[0]
+        assert "return 33" in changes[1] and "+ " in changes[1]
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.turns_completed == 1)
