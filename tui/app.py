@@ -174,6 +174,14 @@ class DshApp(App[None]):
             message, title = sanitize_text(message), strip_control(title)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def action_help_quit(self) -> None:
+        """Textual's Ctrl+C hint, said in plain text: its own wording is markup (`[b]`), which
+        `notify` here would show as written."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit the app", title="Do you want to quit?")
+                return
+
     def on_mount(self) -> None:
         self._prestarted = self.config.started
         self._heap_frozen = not self.config.freeze_heap

@@ -320,6 +320,16 @@ async def test_notifications_are_plain_text(monkeypatch: Any, tmp_path: Path) ->
         assert app.is_running and app.return_code is None
 
 
+async def test_the_quit_hint_reads_well_as_plain_text(monkeypatch: Any, tmp_path: Path) -> None:
+    monkeypatch.setattr(DshApp, "start_agent", lambda self, resume=None: None)
+    app = DshApp(AppConfig(cwd=tmp_path, log_dir=tmp_path / "logs"))
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        app.action_help_quit()
+        await pilot.pause()
+        (notification,) = app._notifications
+        assert notification.message == "Press ctrl+q to quit the app"
+
+
 async def test_choices_and_permission_titles_are_plain_text(
     monkeypatch: Any, tmp_path: Path
 ) -> None:
