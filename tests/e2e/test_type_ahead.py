@@ -46,7 +46,7 @@ async def test_enter_before_the_session_is_ready_queues_the_prompt(tmp_path: Pat
         assert "queued" in queue_text(app) and "hello" in queue_text(app)
         assert user_texts(app) == []
         await wait_until(pilot, lambda: app.turns_completed == 1)
-        assert user_texts(app) == ["hello"]
+        await wait_until(pilot, lambda: user_texts(app) == ["hello"])
         await wait_until(
             pilot, lambda: "hello" in "\n".join(m.source for m in app.query(AgentMessage))
         )
@@ -79,7 +79,7 @@ async def test_a_prompt_sent_during_a_turn_waits_and_follows_it(tmp_path: Path) 
         assert "two" in queue_text(app)
         assert user_texts(app) == ["one"]
         await wait_until(pilot, lambda: app.turns_completed == 2)
-        assert user_texts(app) == ["one", "two"]
+        await wait_until(pilot, lambda: user_texts(app) == ["one", "two"])
         await wait_until(
             pilot, lambda: "done two" in "\n".join(m.source for m in app.query(AgentMessage))
         )
