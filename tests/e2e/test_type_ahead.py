@@ -77,7 +77,7 @@ async def test_a_prompt_sent_during_a_turn_waits_and_follows_it(tmp_path: Path) 
         await wait_until(pilot, lambda: app.turn_running)
         await pilot.press("t", "w", "o", "enter")
         assert "two" in queue_text(app)
-        assert user_texts(app) == ["one"]
+        await wait_until(pilot, lambda: user_texts(app) == ["one"])
         await wait_until(pilot, lambda: app.turns_completed == 2)
         await wait_until(pilot, lambda: user_texts(app) == ["one", "two"])
         await wait_until(
