@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -38,7 +38,7 @@ from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_review import DiffReviewScreen
 from tui.widgets.failure import AgentFailedScreen, exit_text
 from tui.widgets.header import HeaderInfo, SessionHeader
-from tui.widgets.permission import PermissionPanel
+from tui.widgets.permission import TYPING_PAUSE_S, PermissionPanel
 from tui.widgets.plan import PlanView
 from tui.widgets.prompt import KEYS_HINT, PromptArea
 from tui.widgets.queued import QueuedPrompts
@@ -452,8 +452,15 @@ class DshApp(App[None]):
         and no later panel would appear."""
         try:
             card = self.conversation.tool_calls.get(request.tool_call.tool_call_id)
-            panel = PermissionPanel(request, self.config.cwd, card.content if card else None)
-            self.query_one(PromptArea).display = False
+            prompt = self.query_one(PromptArea)
+            panel = PermissionPanel(
+                request,
+                self.config.cwd,
+                card.content if card else None,
+                typing_until=prompt.last_typed + TYPING_PAUSE_S,
+                type_ahead=self._type_ahead,
+            )
+            prompt.display = False
             self.query_one("#bottom").mount(panel, before=self.query_one("#prompt"))
             panel.focus()
         except Exception:
@@ -463,6 +470,14 @@ class DshApp(App[None]):
                 severity="error",
             )
             request.cancel()
+
+    def _type_ahead(self, event: events.Key) -> None:
+        """Keys typed into the prompt just as a question appeared: they stay the prompt's."""
+        prompt = self.query_one(PromptArea)
+        if event.key == "enter":
+            self.on_prompt_area_submitted(PromptArea.Submitted(prompt, prompt.text))
+        elif event.character:
+            prompt.insert(event.character)
 
     def _close_permission(self, request: PendingPermission) -> None:
         # Drop focus before the panel leaves: Textual would hand it to the last focusable

@@ -13,7 +13,7 @@ import pytest
 from support import wait_until
 from tui.app import AppConfig, DshApp
 from tui.widgets.messages import AgentMessage
-from tui.widgets.permission import PermissionPanel
+from tui.widgets.permission import TYPING_PAUSE_S, PermissionPanel
 from tui.widgets.prompt import PromptArea
 
 SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
@@ -33,11 +33,11 @@ async def test_a_panel_that_fails_to_show_answers_cancelled_and_the_next_one_sho
     built: list[str] = []
     build = PermissionPanel.__init__
 
-    def first_fails(panel: PermissionPanel, request: Any, *args: Any) -> None:
+    def first_fails(panel: PermissionPanel, request: Any, *args: Any, **kwargs: Any) -> None:
         built.append(request.tool_call.tool_call_id)
         if len(built) == 1:
             raise RuntimeError("panel failed to build")
-        build(panel, request, *args)
+        build(panel, request, *args, **kwargs)
 
     monkeypatch.setattr(PermissionPanel, "__init__", first_fails)
     script = {
@@ -68,3 +68,33 @@ async def test_a_panel_that_fails_to_show_answers_cancelled_and_the_next_one_sho
         assert not app.query(PermissionPanel)
         assert app.query_one(PromptArea).display
         await app.action_quit()
+
+
+def replies(app: DshApp) -> str:
+    return "\n".join(message.source for message in app.query(AgentMessage))
+
+
+async def test_letters_typed_as_a_question_appears_stay_in_the_prompt(tmp_path: Path) -> None:
+    permission = {"permission": {"toolCall": call("edit"), "options": OPTIONS}}
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({"prompts": [[{"sleep": 0.4}, permission]]}))
+    command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
+    app = DshApp(AppConfig(command, tmp_path, log_dir=tmp_path / "logs"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        prompt = app.query_one(PromptArea)
+        prompt.text = "go"
+        await pilot.press("enter")
+        # Typing on at a person's pace while the question arrives: "a" and "r" would answer.
+        typed = "abracadabra"
+        for letter in typed:
+            await pilot.press(letter)
+            await pilot.pause(0.1)
+        assert app.query(PermissionPanel), "the question never appeared while typing"
+        assert "permission outcome" not in replies(app)
+        assert prompt.text.endswith(typed[-4:]) and prompt.text.count("a") == typed.count("a")
+        # After a pause the keys are the question's.
+        await pilot.pause(TYPING_PAUSE_S + 0.2)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "permission outcome: selected reject" in replies(app))
+        assert prompt.text == typed

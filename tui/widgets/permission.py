@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import FileEditToolCallContent
 
 PREVIEW_LINES = 8
+# Keys typed less than this after the user last typed into the prompt still belong to it.
+TYPING_PAUSE_S = 0.6
 
 
 def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any]) -> Text:
@@ -103,10 +107,20 @@ class PermissionPanel(Vertical, can_focus=True):
             return self.panel
 
     def __init__(
-        self, request: PendingPermission, cwd: Path, card_content: list[Any] | None = None
+        self,
+        request: PendingPermission,
+        cwd: Path,
+        card_content: list[Any] | None = None,
+        *,
+        typing_until: float = 0.0,
+        type_ahead: Callable[[events.Key], None] | None = None,
     ) -> None:
         super().__init__()
         self.request = request
+        # A question that appears while the user is typing a prompt does not take those keys
+        # as its answer: until a pause of TYPING_PAUSE_S they go on to the prompt (`type_ahead`).
+        self.typing_until = typing_until
+        self.type_ahead = type_ahead
         self.cwd = cwd
         self.card_content = card_content or []
         self._anchoring: line_numbers.Anchoring | None = None
@@ -174,6 +188,14 @@ class PermissionPanel(Vertical, can_focus=True):
         return text
 
     def on_key(self, event: events.Key) -> None:
+        now = time.monotonic()
+        if now < self.typing_until and (event.is_printable or event.key == "enter"):
+            self.typing_until = now + TYPING_PAUSE_S
+            if self.type_ahead is not None:
+                self.type_ahead(event)
+            event.stop()
+            event.prevent_default()
+            return
         key = event.character if event.character and event.character.isprintable() else event.key
         if event.key == "enter" and diff_items(self.request, self.card_content):
             self.post_message(self.ReviewRequested(self, self.request))

@@ -7,6 +7,7 @@ recall earlier prompts; Up on an empty prompt first takes back the newest queued
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from textual import events
@@ -75,6 +76,9 @@ class PromptArea(TextArea):
         )
         self.prompt_history = history
         self.take_queued = take_queued
+        # When the user last typed a character here: a permission question that appears
+        # mid-word must not take the next letters as its answer (tui/widgets/permission.py).
+        self.last_typed = float("-inf")
 
     def load(self, text: str) -> None:
         """Replace the text and put the cursor at its end, as recall does."""
@@ -82,6 +86,8 @@ class PromptArea(TextArea):
         self.move_cursor(self.document.end)
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.is_printable:
+            self.last_typed = time.monotonic()
         if event.key == "enter":
             event.stop()
             event.prevent_default()
