@@ -76,8 +76,9 @@ class PromptArea(TextArea):
         )
         self.prompt_history = history
         self.take_queued = take_queued
-        # When the user last typed a character here: a permission question that appears
-        # mid-word must not take the next letters as its answer (tui/widgets/permission.py).
+        # When the user last typed a character of a prompt not yet sent: a permission
+        # question that appears mid-word must not take the next letters as its answer
+        # (tui/widgets/permission.py).
         self.last_typed = float("-inf")
 
     def load(self, text: str) -> None:
@@ -91,6 +92,7 @@ class PromptArea(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
+            self.last_typed = float("-inf")  # sent: the next key may well be an answer
             self.post_message(self.Submitted(self, self.text))
             return
         if event.key in NEWLINE_KEYS:
