@@ -223,7 +223,11 @@ class DshApp(App[None]):
         return await answer
 
     async def action_resume(self) -> None:
-        """Reconnect and pick an earlier session to load."""
+        """Reconnect and pick an earlier session to load. Not with an agent that cannot
+        load sessions: restarting it would only throw the current conversation away."""
+        if self.session is not None and not self._agent_can_load:
+            self.notify("This agent cannot resume sessions (it does not offer session/load).")
+            return
         await self.stop_agent()
         self.reset_conversation()
         self.start_agent(resume="")

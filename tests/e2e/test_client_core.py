@@ -341,3 +341,24 @@ async def test_the_heap_is_frozen_once_the_first_screen_is_up(tmp_path: Path) ->
             assert all(obj is not app for gen in range(3) for obj in gc.get_objects(gen))
     finally:
         gc.unfreeze()
+
+
+async def test_resume_keeps_the_conversation_with_an_agent_that_cannot_load(
+    tmp_path: Path,
+) -> None:
+    """Ctrl+R with an agent that offers no session/load: a notice, and nothing is thrown
+    away (restarting it could never bring the conversation back)."""
+    chunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "hello from the script"},
+    }
+    app = script_app(tmp_path, {"prompts": [[{"update": chunk}]]})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)
+        await wait_until(pilot, lambda: "hello from the script" in replies(app))
+        session = app.session
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.3)
+        assert app.session is session
+        assert "hello from the script" in replies(app)
+        assert app.screen is app.screen_stack[0]  # no session picker came up
