@@ -3,40 +3,15 @@ script_agent.py: cancelled turns, replays, permission-only calls, odd input."""
 
 from __future__ import annotations
 
-import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
+from scripted import notices, script_app, send
+
 from support import wait_until
-from tui.app import AppConfig, DshApp
-from tui.widgets.messages import AgentMessage, Notice
-from tui.widgets.prompt import PromptArea
+from tui.app import DshApp
+from tui.widgets.messages import AgentMessage
 from tui.widgets.tool_card import ToolCard
-
-SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
-
-
-def script_app(tmp_path: Path, script: dict[str, Any], **config: Any) -> DshApp:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(script))
-    workspace = tmp_path / "work"
-    workspace.mkdir(exist_ok=True)
-    command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
-    return DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs", **config))
-
-
-async def send(app: DshApp, pilot: Any, text: str = "go") -> None:
-    await wait_until(pilot, lambda: app.session is not None)
-    app.query_one(PromptArea).text = text
-    done = app.turns_completed
-    await pilot.press("enter")
-    await wait_until(pilot, lambda: app.turn_running or app.turns_completed > done)
-
-
-def notices(app: DshApp) -> list[str]:
-    return [str(n.render()) for n in app.query(Notice)]
 
 
 def cards(app: DshApp) -> dict[str, ToolCard]:

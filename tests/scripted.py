@@ -1,0 +1,44 @@
+"""Helpers for tests that run the real app against tests/e2e/script_agent.py, which plays a
+JSON script of raw protocol actions (importable because pytest puts tests/ on sys.path)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from support import wait_until
+from tui.app import AppConfig, DshApp
+from tui.widgets.messages import AgentMessage, Notice
+from tui.widgets.prompt import PromptArea
+
+SCRIPT_AGENT = Path(__file__).parent / "e2e" / "script_agent.py"
+
+
+def script_app(tmp_path: Path, script: dict[str, Any], **config: Any) -> DshApp:
+    """The app on a scripted agent, in a workspace of its own under tmp_path."""
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    workspace = tmp_path / "work"
+    workspace.mkdir(exist_ok=True)
+    command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
+    return DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs", **config))
+
+
+async def send(app: DshApp, pilot: Any, text: str = "go") -> None:
+    """Type a prompt and press Enter once the session is up; return once the turn began."""
+    await wait_until(pilot, lambda: app.session is not None)
+    app.query_one(PromptArea).text = text
+    done = app.turns_completed
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.turn_running or app.turns_completed > done)
+
+
+def replies(app: DshApp) -> str:
+    return "\n".join(m.source for m in app.query(AgentMessage))
+
+
+def notices(app: DshApp) -> list[str]:
+    return [str(n.render()) for n in app.query(Notice)]
