@@ -23,7 +23,7 @@ from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from tui.agent_log import new_agent_log
-from tui.capabilities import can_load
+from tui.capabilities import can_list, can_load
 from tui.heap import freeze_startup_heap
 from tui.history import PromptHistory
 from tui.keys import register_alt_enter
@@ -213,24 +213,67 @@ class DshApp(App[None]):
         self.query_one(StatusLine).show_usage(None)
 
     async def choose_session(self, sessions: list[SessionInfo]) -> str | None:
-        """Let the user pick a session to resume; None starts a new one."""
+        """Let the user pick a session to resume (--resume without an id); None starts a new
+        one."""
         if not sessions:
             self.notify("No earlier sessions in this workspace: starting a new one.")
             return None
+        return await self.pick_session(sessions)
+
+    async def pick_session(self, sessions: list[SessionInfo]) -> str | None:
+        """The session picker: the chosen session's id, or None on Esc."""
         choices = [(info.session_id, session_label(info)) for info in sessions]
         answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self.push_screen(ChoiceScreen("Resume a session", choices, None), answer.set_result)
         return await answer
 
     async def action_resume(self) -> None:
-        """Reconnect and pick an earlier session to load. Not with an agent that cannot
-        load sessions: restarting it would only throw the current conversation away."""
-        if self.session is not None and not self._agent_can_load:
+        """Pick an earlier session, then reconnect and load it. The list comes from the live
+        connection (session/list), so Esc in the picker leaves the current session untouched;
+        nothing is restarted before a choice. Not with an agent that cannot load sessions:
+        restarting it would only throw the current conversation away."""
+        if isinstance(self.screen, ChoiceScreen):
+            return  # a picker is already open
+        session = self.session
+        if session is None:
+            # Not connected (still starting, or failed): there is nothing to keep.
+            await self.stop_agent()
+            self.reset_conversation()
+            self.start_agent(resume="")
+            return
+        if not self._agent_can_load:
             self.notify("This agent cannot resume sessions (it does not offer session/load).")
             return
+        if not can_list(session.init):
+            self.notify(
+                "This agent cannot list its sessions (no session/list): "
+                "start dsh-tui with --resume ID to load one."
+            )
+            return
+        self.resume_from_list(session)
+
+    @work(name="resume", group="resume", exclusive=True, exit_on_error=False)
+    async def resume_from_list(self, session: AgentSession) -> None:
+        """Ctrl+R on a live session: in a worker, since the picker waits for the user's keys."""
+        from acp import RequestError
+
+        from tui.agent_text import clean, clean_error
+
+        try:
+            listed = await session.conn.list_sessions(cwd=str(session.spec.cwd))
+        except (RequestError, ConnectionError) as error:
+            self.notify(f"Could not list sessions: {clean_error(error)}", severity="error")
+            return
+        others = [info for info in clean(listed.sessions) if info.session_id != session.session_id]
+        if not others:
+            self.notify("No earlier sessions in this workspace.")
+            return
+        choice = await self.pick_session(others)
+        if choice is None or self.session is not session:
+            return  # Esc, or the connection changed while the picker was open
         await self.stop_agent()
         self.reset_conversation()
-        self.start_agent(resume="")
+        self.start_agent(resume=choice)
 
     @work(name="acp", group="acp", exclusive=True, exit_on_error=False)
     async def run_acp(self) -> None:

@@ -137,6 +137,50 @@ async def test_resume_picker_loads_an_earlier_session(tmp_path: Path) -> None:
         await second.action_quit()
 
 
+async def test_ctrl_r_then_escape_keeps_the_current_session(tmp_path: Path) -> None:
+    """Ctrl+R lists the sessions on the live connection; Esc in the picker keeps the current
+    session and its transcript, and a choice then reconnects and loads the chosen one."""
+    from tui.widgets.choice import ChoiceScreen
+
+    first = make_app(tmp_path)
+    async with first.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: first.session is not None)
+        first.query_one(PromptArea).text = "remember this line"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: first.turns_completed == 1)
+        await first.action_quit()
+
+    second = make_app(tmp_path)
+    async with second.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: second.session is not None)
+        second.query_one(PromptArea).text = "the current conversation"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: second.turns_completed == 1)
+        session = second.session
+        assert session is not None
+
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(second.screen, ChoiceScreen))
+        assert second.session is session  # the picker came up on the same connection
+        # Only the earlier session: the current one is where Esc goes back to.
+        assert len(second.screen.query_one("OptionList").options) == 1  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        assert second.session is session and not session.resumed
+        prompts = [str(m.render()) for m in second.query(UserMessage)]
+        assert prompts == ["› the current conversation"]
+
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(second.screen, ChoiceScreen))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: second.session not in (None, session))
+        resumed = second.session
+        assert resumed is not None and resumed.resumed
+        prompts = [str(m.render()) for m in second.query(UserMessage)]
+        assert prompts == ["› remember this line"]
+        await second.action_quit()
+
+
 async def test_hung_agent_still_cancels_and_quits(tmp_path: Path) -> None:
     """An agent that ignores everything: Esc returns control and Ctrl+Q still exits."""
     hung = tmp_path / "hung_agent.py"
