@@ -8,6 +8,7 @@ live or replayed.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -134,6 +135,9 @@ class TerminalState:
     exit_code: int | None = None
     signal: str | None = None
     exited: bool = False
+    # Read off the agent's closing marker lines (which are then not shown as output):
+    timed_out_after_s: float | None = None
+    agent_kept: tuple[int, str] | None = None  # bytes the agent kept for the model, of what
 
 
 @dataclass(eq=False)
@@ -147,6 +151,9 @@ class ToolCallEntry:
     raw_input: Any = None
     raw_output: Any = None
     terminal: TerminalState | None = None
+    # The permission question about this call: None (never asked), "asked" (open), "allowed"
+    # or "rejected". A call waiting for an answer is not running; a rejected one never ran.
+    permission: Literal["asked", "allowed", "rejected"] | None = None
 
 
 @dataclass(eq=False)
@@ -199,6 +206,12 @@ class SessionChanged:
 
 
 Change = EntryAdded | TextAppended | ToolCallChanged | TerminalOutput | SessionChanged
+
+# The bash tool's closing marker lines (agent/tools/bash.py `render_output`).
+EXIT_MARKER = re.compile(r"\[exit code: (\d+)\]")
+SIGNAL_MARKER = re.compile(r"\[killed by signal: [^\]\n]+\]")
+TIMEOUT_MARKER = re.compile(r"\[timed out after (\d+)ms\]")
+TRUNCATED_MARKER = re.compile(r"\[output truncated; kept the last (\d+) bytes of ([^\]\n]+)\]")
 
 TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "raw_input", "raw_output")
 
@@ -391,9 +404,12 @@ class Conversation:
         """A permission question about a call never announced (some agents send only the
         question, with a full `toolCall`): its card is created from the question, so the call
         is in the transcript while it runs and after a rejection."""
-        if tool_call.tool_call_id in self.tool_calls:
-            return []
-        return self.upsert_tool_call(tool_call)
+        changes: list[Change] = []
+        if tool_call.tool_call_id not in self.tool_calls:
+            changes += self.upsert_tool_call(tool_call)
+        entry = self.tool_calls[tool_call.tool_call_id]
+        entry.permission = "asked"
+        return [*changes, ToolCallChanged(entry, frozenset({"permission"}))]
 
     def permission_answered(
         self,
@@ -406,12 +422,15 @@ class Conversation:
         entry = self.tool_calls.get(call_id)
         chosen = getattr(response.outcome, "option_id", None)
         kinds = {option.option_id: option.kind for option in options}
-        if entry is None or entry.status != "pending" or chosen is None:
+        if entry is None:
             return []
-        if not kinds.get(chosen, "").startswith("reject"):
-            return []
-        entry.status = "rejected"
-        return [ToolCallChanged(entry, frozenset({"status"}))]
+        allowed = chosen is not None and not kinds.get(chosen, "").startswith("reject")
+        entry.permission = "allowed" if allowed else "rejected"
+        fields = {"permission"}
+        if entry.status == "pending" and chosen is not None and not allowed:
+            entry.status = "rejected"
+            fields.add("status")
+        return [ToolCallChanged(entry, frozenset(fields))]
 
     def upsert_tool_call(
         self, update: ToolCallStart | ToolCallProgress | ToolCallUpdate
@@ -455,12 +474,18 @@ class Conversation:
             cwd = info.get("cwd")
             entry.terminal.cwd = cwd if isinstance(cwd, str) else None
             changed.add("terminal")
+        exit_info = meta.get("terminal_exit")
         output = meta.get("terminal_output")
         if isinstance(output, dict) and isinstance(output.get("data"), str):
             terminal = self._terminal_for(entry, output.get("terminal_id"))
-            terminal.output.append(output["data"])
-            changes.append(TerminalOutput(entry, output["data"]))
-        exit_info = meta.get("terminal_exit")
+            data = output["data"]
+            if "status" in changed and entry.status in ("completed", "failed"):
+                # The final update: its closing marker lines are shown as badges instead.
+                data = self._take_markers(terminal, data, exit_info)
+                changed.add("terminal")
+            if data:
+                terminal.output.append(data)
+                changes.append(TerminalOutput(entry, data))
         if isinstance(exit_info, dict):
             terminal = self._terminal_for(entry, exit_info.get("terminal_id"))
             code = exit_info.get("exit_code")
@@ -470,6 +495,36 @@ class Conversation:
             terminal.exited = True
             changed.add("terminal")
         return changes
+
+    @staticmethod
+    def _take_markers(terminal: TerminalState, data: str, exit_info: object) -> str:
+        """Drop the agent's closing marker lines (`[exit code: N]`, `[killed by signal: S]`,
+        `[timed out after Nms]`, `[output truncated; ...]`) from the end of the final output,
+        and `(no output)` when nothing else came: the pane's badges and info line say them."""
+        exit_meta = exit_info if isinstance(exit_info, dict) else {}
+        lines = data.split("\n")
+        taken = False
+        while lines:
+            last = lines[-1]
+            if (match := EXIT_MARKER.fullmatch(last)) is not None:
+                if exit_meta.get("exit_code") != int(match.group(1)):
+                    break
+            elif SIGNAL_MARKER.fullmatch(last) is not None:
+                if not isinstance(exit_meta.get("signal"), str):
+                    break
+            elif (match := TIMEOUT_MARKER.fullmatch(last)) is not None:
+                terminal.timed_out_after_s = int(match.group(1)) / 1000
+            elif (match := TRUNCATED_MARKER.fullmatch(last)) is not None:
+                terminal.agent_kept = (int(match.group(1)), match.group(2))
+            else:
+                break
+            lines.pop()
+            taken = True
+        if not taken:
+            return data
+        if lines == ["(no output)"] and not terminal.output.chars:
+            return ""
+        return "\n".join(lines) + "\n" if lines else ""
 
     @staticmethod
     def _terminal_for(entry: ToolCallEntry, terminal_id: object) -> TerminalState:

@@ -122,3 +122,35 @@ def test_progress_bar_with_cr(snap_compare: Any) -> None:
         pane.append(f"\rdownloading [{bar:<20}] {percent:3d}%")
     pane.append("\n\x1b[32mdone\x1b[0m\nunpacking [##        ]  20%\runpacking [####")
     assert snap(snap_compare, pane)
+
+
+def test_awaiting_approval(snap_compare: Any) -> None:
+    """A permission question is open: `awaiting approval`, no spinner and no duration."""
+    pane = make_pane("rm -rf build")
+    pane.set_awaiting(True)
+    assert snap(snap_compare, pane)
+
+
+def test_rejected_is_not_run(snap_compare: Any) -> None:
+    """The command was rejected, so it never started: `not run`, no clock."""
+    pane = make_pane("rm -rf build")
+    pane.set_awaiting(True)
+    pane.settle("stopped", ran=False)
+    assert snap(snap_compare, pane)
+
+
+def test_stopped_without_exit_status(snap_compare: Any) -> None:
+    """`sleep 30` then Esc: the card failed, the pane's clock stopped, `⊘ stopped · 0.0 s`."""
+    pane = make_pane("sleep 30")
+    pane.settle("stopped")
+    assert snap(snap_compare, pane)
+
+
+def test_agent_truncation_in_the_info_line(snap_compare: Any) -> None:
+    """The agent gave the model only the tail of stdout: said once, in the info line, beside
+    the one size figure; the output shows no `[output truncated; ...]` line."""
+    pane = make_pane("seq 1 400", max_rows=6)
+    pane.append("".join(f"{i}\n" for i in range(1, 401)))
+    pane.set_agent_kept((640, "stdout"))
+    pane.set_exit(0, None, finished_at=1.25)
+    assert snap(snap_compare, pane)

@@ -380,6 +380,10 @@ class TerminalPane(Vertical):
         self.signal: str | None = None
         self.timed_out_after_s: float | None = None
         self.received_bytes = 0
+        self.awaiting = False  # a permission question about the command is open
+        self.settled: str | None = None  # how the card ended without an exit status
+        self.not_run = False  # settled, and the command never started
+        self.agent_kept: tuple[int, str] | None = None  # bytes the agent kept, of what
         self._buffer = TerminalScreenBuffer(max_chars=max_chars)
         self._queue: deque[str] = deque()
         self._queued_chars = 0
@@ -429,6 +433,11 @@ class TerminalPane(Vertical):
         return max(0.0, end - self.started_at)
 
     @property
+    def running(self) -> bool:
+        """Whether the clock runs: neither exited, settled nor waiting for approval."""
+        return not (self.exited or self.settled is not None or self.awaiting)
+
+    @property
     def busy(self) -> bool:
         """Whether appended output is still waiting to be parsed or shown."""
         return bool(self._queue) or self._draining or self._publish_scheduled
@@ -460,6 +469,43 @@ class TerminalPane(Vertical):
         elif self._live:
             self._start_drain()
 
+    def set_awaiting(self, awaiting: bool) -> None:
+        """A permission question about the command opened (`True`) or was answered: waiting is
+        not running, so the clock starts from the answer."""
+        if awaiting == self.awaiting or self.exited or self.settled is not None:
+            return
+        self.awaiting = awaiting
+        if not awaiting:
+            self.started_at = self._clock()
+        if self._live:
+            self._refresh_header()
+
+    def settle(self, outcome: str, *, ran: bool = True) -> None:
+        """The card ended (`failed`, `cancelled`, ...) with no exit status for this terminal:
+        stop the clock now. `ran=False` (or still waiting for approval): the command never
+        started, so the pane says "not run" and shows no duration. A later `set_exit` wins."""
+        if self.exited or self.settled is not None:
+            return
+        self.not_run = self.awaiting or (not ran and self.received_bytes == 0)
+        self.awaiting = False
+        self.settled = outcome
+        self.finished_at = self._clock()
+        self._stop_ticker()
+        if self._live:
+            self._refresh_header()
+
+    def set_agent_kept(self, kept: tuple[int, str] | None) -> None:
+        """The agent sent the model only the last `kept[0]` bytes of `kept[1]` (`stdout`)."""
+        if kept != self.agent_kept:
+            self.agent_kept = kept
+            if self._live:
+                self._refresh_info()
+
+    def _stop_ticker(self) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
     def set_exit(
         self,
         exit_code: int | None,
@@ -477,9 +523,10 @@ class TerminalPane(Vertical):
         self.timed_out_after_s = timed_out_after_s
         if self.finished_at is None or finished_at is not None:
             self.finished_at = self._clock() if finished_at is None else finished_at
-        if self._ticker is not None:
-            self._ticker.stop()
-            self._ticker = None
+        self.awaiting = False
+        self.settled = None
+        self.not_run = False
+        self._stop_ticker()
         self.set_class(True, "-exited")
         self.set_class(self._failed, "-failed")
         if self._live:
@@ -539,7 +586,7 @@ class TerminalPane(Vertical):
         self._publish()
         if self._queue:
             self._start_drain()
-        if not self.exited and self.animate_spinner:
+        if not self.exited and self.settled is None and self.animate_spinner:
             self._ticker = self.set_interval(_SPINNER_INTERVAL_S, self._tick)
 
     def on_unmount(self) -> None:
@@ -623,6 +670,8 @@ class TerminalPane(Vertical):
             self._refresh_info()
 
     def _tick(self) -> None:
+        if not self.running:
+            return
         self._frame += 1
         self._refresh_header()
 
@@ -656,7 +705,15 @@ class TerminalPane(Vertical):
             where = "…" + where[-(_MAX_CWD_CELLS - 1) :]
         if where:
             parts += [(where, "$text-muted"), sep]
-        if not self.exited:
+        if self.awaiting:
+            parts.append(("awaiting approval", "$text-warning"))
+            return Content.assemble(*parts)
+        if self.not_run:
+            parts.append(("not run", "$text-muted"))
+            return Content.assemble(*parts)
+        if self.settled is not None:
+            parts.append((f"⊘ {self.settled}", "$text-warning"))
+        elif not self.exited:
             spinner = glyphs["spinner"]
             frame = spinner[self._frame % len(spinner)] if self.animate_spinner else spinner[0]
             parts.append((f"{frame} running", "$text-warning"))
@@ -683,15 +740,17 @@ class TerminalPane(Vertical):
             info.tooltip = None
             info.display = True
             return
-        if shown <= self.max_rows and not self.truncated:
+        if shown <= self.max_rows and not self.truncated and self.agent_kept is None:
             info.display = False
             return
-        text = (
-            f"{self.glyphs['info']} {self.line_count:,} lines {self.glyphs['sep']} "
-            f"{format_bytes(self.received_bytes)}"
-        )
+        sep = f" {self.glyphs['sep']} "
+        size = format_bytes(self.received_bytes)
+        text = f"{self.glyphs['info']} {self.line_count:,} lines{sep}{size}"
+        if self.agent_kept is not None:
+            kept, what = self.agent_kept
+            text += f"{sep}the agent gave the model only the last {format_bytes(kept)} of {what}"
         if self.truncated:
-            text += f" {self.glyphs['sep']} truncated"
+            text += f"{sep}truncated"
             info.tooltip = (
                 f"Only the last {shown:,} lines are kept; "
                 f"{self._buffer.dropped_lines:,} earlier lines were dropped."

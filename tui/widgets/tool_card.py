@@ -26,7 +26,7 @@ from tui.sanitize import sanitize_text
 from tui.state import ToolCallEntry, block_text
 from tui.terminals import TerminalManager
 from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.terminal_pane import TerminalPane
+from tui.widgets.terminal_pane import TerminalPane, signal_name
 
 log = logging.getLogger(__name__)
 
@@ -60,18 +60,49 @@ STATUS_LABELS = {
 }
 
 
+# Settled panes (no exit status): the word for how their card ended.
+SETTLED_WORDS = {"failed": "stopped", "cancelled": "cancelled", "rejected": "not run"}
+
+
+def exit_failure(entry: ToolCallEntry) -> str | None:
+    """`✕ exit 1`, `✕ killed by SIGTERM`: a failed exit of the card's display terminal, which
+    is a stronger signal than the agent's `completed`."""
+    terminal = entry.terminal
+    if terminal is None or not terminal.exited:
+        return None
+    if terminal.signal is not None:
+        return f"✕ killed by {signal_name(terminal.signal)}"
+    if terminal.exit_code:
+        return f"✕ exit {terminal.exit_code}"
+    return None
+
+
+def shown_status(entry: ToolCallEntry) -> str:
+    """The status the border follows: a completed call whose command failed shows failed."""
+    if entry.status == "completed" and exit_failure(entry) is not None:
+        return "failed"
+    return entry.status
+
+
 def header_text(
     entry: ToolCallEntry, cwd: Path, spinner_frame: int | None = None, collapsed: bool = False
 ) -> Text:
     icon = KIND_ICONS.get(entry.kind, KIND_ICONS["other"])
     label, style = STATUS_LABELS.get(entry.status, (entry.status, ""))
-    if entry.status == "in_progress" and spinner_frame is not None:
+    agent_word: str | None = None
+    if entry.status in ("pending", "in_progress") and entry.permission == "asked":
+        label, style = "◌ awaiting approval", "yellow"
+    elif entry.status == "in_progress" and spinner_frame is not None:
         label = f"{SPINNER[spinner_frame % len(SPINNER)]} running"
+    elif entry.status == "completed" and (failure := exit_failure(entry)) is not None:
+        label, style, agent_word = failure, "red", entry.status
     # Title, id and paths are safe single lines already: tui/agent_text.py cleaned them
     # where they came in, the id shown for an empty title included.
     text = Text.assemble((f"{icon} ", "bold"), (entry.title or entry.tool_call_id, "bold"))
     text.append("  ")
     text.append(label, style=style)
+    if agent_word is not None:
+        text.append(f" · agent: {agent_word}", style="dim")
     if collapsed:
         text.append("  ▸ collapsed", style="dim")
     if entry.locations:
@@ -337,7 +368,7 @@ class ToolCard(Widget):
             return  # on_mount refreshes everything from the entry
         self.sync_status_classes()
         face_changed = False
-        if fields & {"title", "kind", "status", "locations"}:
+        if fields & {"title", "kind", "status", "locations", "permission", "terminal"}:
             face_changed = self._set_header()
         if fields & {"content", "raw_input", "raw_output", "status", "terminal", "locations"}:
             face_changed = self._refresh_body() or face_changed
@@ -345,13 +376,29 @@ class ToolCard(Widget):
             self._update_face()
         if "terminal" in fields:
             self._refresh_terminal_exit()
+        if fields & {"status", "permission", "terminal"}:
+            for part in self._parts.values():
+                if isinstance(part, TerminalPane):
+                    self._sync_pane(part)
+
+    def _sync_pane(self, pane: TerminalPane) -> None:
+        """A pane's clock follows the card: not running while a permission question is open,
+        stopped the moment the card ends (a later exit status still replaces that)."""
+        entry = self.entry
+        if entry.status not in ("pending", "in_progress"):
+            if not pane.exited:
+                ran = entry.permission != "rejected" and entry.status != "rejected"
+                pane.settle(SETTLED_WORDS.get(entry.status, "ended"), ran=ran)
+        else:
+            pane.set_awaiting(entry.permission == "asked")
 
     def sync_status_classes(self) -> None:
         """Colour the border by status. Called before mounting too, so the style pass that
         mounting does already sees the final status instead of running a second time."""
         update = self._ready
-        self.set_class(self.entry.status == "failed", "-failed", update=update)
-        self.set_class(self.entry.status == "completed", "-completed", update=update)
+        status = shown_status(self.entry)
+        self.set_class(status == "failed", "-failed", update=update)
+        self.set_class(status == "completed", "-completed", update=update)
 
     def append_terminal_output(self, data: str) -> None:
         """Display-terminal output (`_meta.terminal_output`): appended to the live pane."""
@@ -496,12 +543,14 @@ class ToolCard(Widget):
         if is_display and display is not None:
             for chunk in display.output:
                 pane.append(chunk)
+            pane.set_agent_kept(display.agent_kept)
             if display.exited:
-                pane.set_exit(display.exit_code, display.signal)
+                pane.set_exit(display.exit_code, display.signal, display.timed_out_after_s)
         elif self.terminals is not None and terminal_id in self.terminals.terminal_ids(
             include_released=True
         ):
             pane.connect_terminal(self.terminals)
+        self._sync_pane(pane)
         return pane
 
     def _refresh_terminal_exit(self) -> None:
@@ -509,8 +558,10 @@ class ToolCard(Widget):
         if terminal is None or not terminal.exited:
             return
         pane = self._parts.get(f"term:{terminal.terminal_id}")
-        if isinstance(pane, TerminalPane) and not pane.exited:
-            pane.set_exit(terminal.exit_code, terminal.signal)
+        if isinstance(pane, TerminalPane):
+            pane.set_agent_kept(terminal.agent_kept)
+            if not pane.exited:
+                pane.set_exit(terminal.exit_code, terminal.signal, terminal.timed_out_after_s)
 
     def _set_header(self) -> bool:
         """Rebuild the header text; True when it changed."""
