@@ -65,7 +65,7 @@ class Host(App[None]):
                     kind="execute",
                     status="in_progress",
                     content=[TerminalToolCallContent(type="terminal", terminal_id="t1")],
-                    field_meta={"terminal_info": {"terminal_id": "t1", "cwd": "/project"}},
+                    field_meta={"terminal_info": {"terminal_id": "t1", "cwd": "/project/src"}},
                 )
             )
         )
@@ -122,14 +122,14 @@ async def test_a_rejected_command_is_not_run_and_has_no_clock(clock: Clock) -> N
         app.start("rm -rf build")
         app.ask()
         await pilot.pause()
-        assert app.pane.status_text() == "awaiting approval"
+        assert app.pane.status_text() == "src · awaiting approval"
         assert "awaiting approval" in header(app.card)
         clock.now += 150
         app.answer("reject")
         app.update(status="failed")
         await pilot.pause()
         clock.now += 60
-        assert app.pane.status_text() == "not run"
+        assert app.pane.status_text() == "src · not run"
         assert not app.pane.running
         assert "✕ failed" in header(app.card)
 
@@ -143,9 +143,9 @@ async def test_a_cancelled_command_stops_its_clock_when_the_card_fails(clock: Cl
         clock.now += 9.3
         app.update(status="failed")
         await pilot.pause()
-        assert app.pane.status_text() == "⊘ stopped · 9.3 s"
+        assert app.pane.status_text() == "src · ⊘ stopped · 9.3 s"
         clock.now += 120
-        assert app.pane.status_text() == "⊘ stopped · 9.3 s"
+        assert app.pane.status_text() == "src · ⊘ stopped · 9.3 s"
 
 
 async def test_the_end_of_the_turn_settles_a_running_pane(clock: Clock) -> None:
@@ -157,7 +157,7 @@ async def test_the_end_of_the_turn_settles_a_running_pane(clock: Clock) -> None:
         app.apply(app.conversation.settle_unfinished("cancelled"))
         await pilot.pause()
         clock.now += 30
-        assert app.pane.status_text() == "⊘ cancelled · 2.0 s"
+        assert app.pane.status_text() == "src · ⊘ cancelled · 2.0 s"
 
 
 async def test_a_dismissed_question_with_the_turn_ending_is_not_run(clock: Clock) -> None:
@@ -170,7 +170,7 @@ async def test_a_dismissed_question_with_the_turn_ending_is_not_run(clock: Clock
         app.answer(None)
         app.apply(app.conversation.settle_unfinished("cancelled"))
         await pilot.pause()
-        assert app.pane.status_text() == "not run"
+        assert app.pane.status_text() == "src · not run"
 
 
 async def test_the_duration_counts_from_the_answer_not_from_the_card(clock: Clock) -> None:
@@ -193,7 +193,7 @@ async def test_the_duration_counts_from_the_answer_not_from_the_card(clock: Cloc
             },
         )
         await pilot.pause()
-        assert app.pane.status_text() == "✓ exit 0 · 1.5 s"
+        assert app.pane.status_text() == "src · ✓ exit 0 · 1.5 s"
 
 
 async def test_a_failed_exit_wins_over_completed_and_markers_are_not_repeated(
