@@ -367,6 +367,34 @@ async def test_auto_split_by_width_and_s_toggles() -> None:
         assert not narrow.is_split
 
 
+async def test_a_new_file_is_never_split() -> None:
+    """No old side, no split: half the width would be hatching, at any width and after `s`;
+    a panel with a new file beside an edit stays unified in "auto" too."""
+    new_file = DiffPanel([whole("/project/src/inventory.py", None, joined(MODULE_OLD))], CWD)
+    async with DiffHost(new_file).run_test(size=(200, 40)) as pilot:
+        await new_file.wait_ready()
+        await pilot.pause()
+        assert not new_file.can_split and not new_file.is_split
+        assert not any(isinstance(r, SplitRow) for r in new_file.rows())
+        new_file.focus()
+        await pilot.press("s")
+        assert not new_file.is_split and not any(isinstance(r, SplitRow) for r in new_file.rows())
+    mixed = DiffPanel(
+        [
+            whole("/project/hello.py", HELLO_OLD, HELLO_NEW),
+            whole("/project/src/inventory.py", None, joined(MODULE_OLD)),
+        ],
+        CWD,
+    )
+    async with DiffHost(mixed).run_test(size=(200, 40)) as pilot:
+        await mixed.wait_ready()
+        await pilot.pause()
+        assert mixed.can_split and not mixed.is_split
+        mixed.focus()
+        await pilot.press("s")
+        assert mixed.is_split  # asked for: the edited file splits
+
+
 async def test_n_and_p_jump_between_changes() -> None:
     panel = edit_panel(max_height=8)
     async with DiffHost(panel).run_test(size=(100, 30)) as pilot:

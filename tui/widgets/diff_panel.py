@@ -267,8 +267,28 @@ class DiffPanel(ScrollView, can_focus=True):
     @property
     def is_split(self) -> bool:
         """Whether the split view is showing (resolving "auto" against the current width)."""
+        return self._split_at(self.size.width)
+
+    @property
+    def can_split(self) -> bool:
+        """False when every file is new: with no old side, half a split view is hatching."""
+        return not all(self._new_files().values())
+
+    def _new_files(self) -> dict[str, bool]:
+        """Each path shown, and whether it is a new file (no item with an old side)."""
+        new: dict[str, bool] = {}
+        for item in self._items:
+            new[item.path] = new.get(item.path, True) and item.old_text is None
+        return new
+
+    def _split_at(self, width: int) -> bool:
+        """A new file is never split: a panel of only new files stays unified, and "auto"
+        splits only when no file in the panel is new; "split" splits the edited files."""
+        new = self._new_files()
+        if all(new.values()):
+            return False
         if self.view == "auto":
-            return self.size.width >= self.AUTO_SPLIT_WIDTH
+            return width >= self.AUTO_SPLIT_WIDTH and not any(new.values())
         return self.view == "split"
 
     @property
@@ -318,7 +338,7 @@ class DiffPanel(ScrollView, can_focus=True):
     @work(exclusive=True, group="diff-panel")
     async def _build(self, items: tuple[DiffItem, ...], anchoring: Anchoring | None) -> None:
         width, height = self._expected_size()
-        split = self.view == "split" or (self.view == "auto" and width >= self.AUTO_SPLIT_WIDTH)
+        split = self._split_at(width)
         try:
             located = (
                 items if anchoring is None else await asyncio.to_thread(_locate, anchoring, items)
@@ -607,7 +627,9 @@ class DiffPanel(ScrollView, can_focus=True):
             parts += ["  ", (UNKNOWN_NOTE, self._inline("note"))]
         left = Content.assemble(*parts)
         mode = "split" if self._layout is not None and self._layout.split else "unified"
-        right = Content.styled(f"{mode} {self.glyphs.dot} s ", self._inline("note"))
+        # `s` is offered only where it changes something.
+        key = f" {self.glyphs.dot} s" if self.can_split else ""
+        right = Content.styled(f"{mode}{key} ", self._inline("note"))
         gap = width - left.cell_length - right.cell_length
         if gap >= 2:
             left = Content.assemble(left, " " * gap, right)
