@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.sanitize import sanitize_text
@@ -27,6 +28,7 @@ from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.tool_card import (
     CODE_THEME,
     TEXT_MAX_ROWS,
+    CardText,
     ToolCard,
     card_markdown,
     hard_line_breaks,
@@ -216,3 +218,56 @@ def test_line_breaks_never_show_a_backslash() -> None:
     assert "two lines" in lines and "of text" in lines  # still a hard break between them
     for kept in ("indented code", "more code", "fenced", "tilde", "after the rule"):
         assert kept in shown
+
+
+async def test_a_read_result_shows_its_lines_not_the_path_and_type_envelope() -> None:
+    """The read tool's `<path>/abs/a.py</path>`, `<type>file</type>` and its note to the
+    model on paging are not shown; the lines are, exactly as read (`__name__` not bold)."""
+    result = (
+        "<path>/project/a.py</path>\n<type>file</type>\n<content>\n"
+        '1: if __name__ == "__main__":\n2:     main()\n\n'
+        "(Showing lines 1-2 of 9. Use offset=3 to continue.)\n</content>"
+    )
+    app = Host()
+    async with app.run_test(size=(80, 40)) as pilot:
+        app.start(
+            title="Read a.py (1 - 2)", kind="read", status="completed", content=[text(result)]
+        )
+        await pilot.pause()
+        shown = face_text(app.query_one(ToolCard))
+        assert "/project/a.py" not in shown and "file" not in shown.split("\n")
+        assert '1: if __name__ == "__main__":' in shown
+        assert "(Showing lines 1-2 of 9.)" in shown and "offset" not in shown
+
+
+async def test_long_command_output_opens_at_its_end_and_the_start_is_a_click_away() -> None:
+    """A console fallback longer than the card shows its last lines (the exit code) first,
+    as a terminal pane does; a click on the line under it goes to the start and back."""
+    output = "\n".join(str(n) for n in range(1, 201)) + "\n[exit code: 3]"
+    app = Host()
+    async with app.run_test(size=(80, 50)) as pilot:
+        app.start(title="seq 1 200", kind="execute", status="completed", content=[text(output)])
+        await pilot.pause()
+        await pilot.pause()
+        part = app.query_one(CardText)
+        scroll = part.query_one(VerticalScroll)
+        assert scroll.scroll_y == scroll.max_scroll_y > 0
+        where = part.query_one(".card-text--where", Static)
+        assert "showing the end" in str(where.render())
+        await pilot.click(where)
+        await pilot.pause()
+        assert scroll.scroll_y == 0 and "showing the start" in str(where.render())
+        await pilot.click(where)
+        await pilot.pause()
+        assert scroll.scroll_y == scroll.max_scroll_y
+
+
+async def test_long_text_that_is_not_command_output_opens_at_its_start() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 50)) as pilot:
+        long = "\n".join(f"line {n}" for n in range(60))
+        app.start(title="Fetch notes", kind="fetch", status="completed", content=[text(long)])
+        await pilot.pause()
+        await pilot.pause()
+        scroll = app.query_one(CardText).query_one(VerticalScroll)
+        assert scroll.scroll_y == 0 and scroll.max_scroll_y > 0

@@ -21,6 +21,7 @@ from tui.permissions import PendingPermission
 from tui.sanitize import sanitize_text
 from tui.state import block_text
 from tui.widgets.diff_panel import DiffPanel
+from tui.widgets.terminal_pane import display_cwd
 from tui.widgets.tool_card import KIND_ICONS, ToolCard, raw_json
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
@@ -31,11 +32,20 @@ PREVIEW_LINES = 8
 TYPING_PAUSE_S = 0.6
 
 
-def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any]) -> Text:
+def preview_text(
+    request: PendingPermission,
+    cwd: Path,
+    card_content: list[Any],
+    *,
+    title: str | None = None,
+    terminal_cwd: str | None = None,
+) -> Text:
     """At most PREVIEW_LINES lines of what the call carries: diffs first, else text or input.
 
     Agents often send the request without content, since the card already has it; the
-    card's content (`card_content`) is shown then.
+    card's content (`card_content`) is shown then. A terminal is shown as the command it
+    runs (the call's `title`, as its pane names it) and where, if not in the session
+    directory (`terminal_cwd`): its id is the agent's handle, nothing to decide on.
     """
     from acp.schema import ContentToolCallContent, FileEditToolCallContent, TerminalToolCallContent
 
@@ -51,7 +61,12 @@ def preview_text(request: PendingPermission, cwd: Path, card_content: list[Any])
         elif isinstance(item, ContentToolCallContent):
             lines += [(line, "") for line in block_text(item.content).splitlines()]
         elif isinstance(item, TerminalToolCallContent):
-            lines.append((f"terminal {item.terminal_id}", "dim"))
+            where = display_cwd(terminal_cwd, cwd)
+            command = title or request.tool_call.title
+            if command:
+                lines.append((f"❯ {command}" + (f"   in {where}" if where else ""), "bold"))
+            elif where:
+                lines.append((f"runs in {where}", "dim"))
     if not lines and request.tool_call.raw_input is not None:
         lines += [(line, "dim") for line in raw_json(request.tool_call.raw_input).splitlines()]
     text = Text()
@@ -127,7 +142,9 @@ class PermissionPanel(Vertical, can_focus=True):
         kind = request.tool_call.kind or "other"
         # Already one safe line (tui/agent_text.py); Content, because a str border title is
         # parsed as markup, and `[@click=app.quit]` in a tool title would be a live action.
-        title = request.tool_call.title or request.tool_call.tool_call_id
+        # The call id is the agent's handle, not a name: without a title the card's title
+        # (found at compose) or the kind stands in.
+        title = request.tool_call.title or kind
         self.border_title = Content(f"Permission · {KIND_ICONS.get(kind, '•')} {title}")
 
     def compose(self) -> ComposeResult:
@@ -146,7 +163,20 @@ class PermissionPanel(Vertical, can_focus=True):
             preview.can_focus = False
             yield preview
         else:
-            yield Static(preview_text(self.request, self.cwd, self.card_content), classes="preview")
+            card = self._card()
+            title = self.request.tool_call.title or (card.entry.title if card else None)
+            terminal = card.entry.terminal if card is not None else None
+            text = preview_text(
+                self.request,
+                self.cwd,
+                self.card_content,
+                title=title,
+                terminal_cwd=terminal.cwd if terminal is not None else None,
+            )
+            if title and not self.request.tool_call.title:
+                kind = self.request.tool_call.kind or "other"
+                self.border_title = Content(f"Permission · {KIND_ICONS.get(kind, '•')} {title}")
+            yield Static(text, classes="preview")
         yield Static(self.options_text(), classes="options")
 
     def _card(self) -> ToolCard | None:

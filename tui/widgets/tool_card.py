@@ -206,12 +206,44 @@ class Segment:
     terminal_id: str | None = None
 
 
+# A read result in the `<path>…</path> <type>file</type> <content>…</content>` envelope
+# (dsh-agent's and opencode's read tool): the path is the card's title and location already,
+# and the type word says nothing, so only the content is shown.
+READ_ENVELOPE = re.compile(
+    r"\A\s*<path>[^\n]*</path>\n<type>[^\n<]*</type>\n<content>\n(?P<body>.*?)\n?</content>\s*\Z",
+    re.S,
+)
+# The read tool's note to the model on how to page on: not the user's business.
+READ_PAGING = re.compile(r" Use offset=\d+ to continue\.(?=\)\s*\Z)")
+
+
+def read_markdown(text: str) -> str | None:
+    """A read result's content as a code block, exactly as read (Markdown would take a
+    `__name__` for bold), with the tool's closing line as plain text; None if `text` is
+    not such a result."""
+    match = READ_ENVELOPE.match(text)
+    if match is None:
+        return None
+    body = match["body"].rstrip("\n")
+    lines = body.split("\n")
+    footer = ""
+    if lines and lines[-1].startswith("(") and lines[-1].endswith(")"):
+        footer = READ_PAGING.sub("", lines.pop())
+    code = "\n".join(lines).strip("\n")
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", code)), default=0))
+    parts = [f"{fence}text\n{code}\n{fence}"] if code else []
+    if footer:
+        parts.append(footer)
+    return "\n\n".join(parts)
+
+
 def item_markdown(item: Any) -> str:
     # The SDK is imported where it is needed at run time: the first frame must not wait for it.
     from acp.schema import ContentToolCallContent
 
     if isinstance(item, ContentToolCallContent):
-        return block_text(item.content)
+        text = block_text(item.content)
+        return read_markdown(text) or text
     return f"*unsupported content: {getattr(item, 'type', type(item).__name__)}*"
 
 
@@ -280,6 +312,80 @@ def fenced_json(value: Any) -> str:
     return "```json\n" + raw_json(value) + "\n```"
 
 
+class _TextScroll(VerticalScroll):
+    """The scroller of a `CardText`; tells it when the position changes."""
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        parent = self.parent
+        if isinstance(parent, CardText):
+            parent.show_position()
+
+
+class CardText(Widget):
+    """Long text in a card, scrolling inside it, with a line that says which end is shown.
+
+    Command output (an execute card's console fallback, when the terminal capability is off)
+    opens at its end, as a terminal pane does: the exit code and the error are there. The
+    start is a click on the line below away, or Home once the text has focus.
+    """
+
+    DEFAULT_CSS = """
+    CardText { height: auto; }
+    CardText > _TextScroll { height: auto; max-height: 24; }
+    CardText > .card-text--where { height: 1; color: $text-muted; text-wrap: nowrap; }
+    CardText > .card-text--where:hover { color: $text; }
+    """
+
+    def __init__(self, markdown: str, *, tail: bool) -> None:
+        super().__init__(classes="card-text")
+        self.markdown = markdown
+        self.tail = tail
+        self._body = Static(card_markdown(markdown))
+        self._scroll = _TextScroll(self._body)
+        self._where = Static("", classes="card-text--where", markup=False)
+
+    def compose(self) -> ComposeResult:
+        yield self._scroll
+        yield self._where
+
+    def on_mount(self) -> None:
+        if self.tail:
+            self._scroll.anchor()  # stays at the end as the output grows, until scrolled
+        self.call_after_refresh(self.show_position)
+
+    def update(self, markdown: str) -> None:
+        self.markdown = markdown
+        self._body.update(card_markdown(markdown))
+        self.call_after_refresh(self.show_position)
+
+    @property
+    def at_start(self) -> bool:
+        return self._scroll.scroll_y <= 0
+
+    def show_position(self) -> None:
+        scroll = self._scroll
+        lines = self.markdown.count("\n") + 1
+        if scroll.max_scroll_y <= 0:
+            self._where.display = False
+            return
+        self._where.display = True
+        if self.at_start:
+            where = f"▮ {lines:,} lines · showing the start · ▾ the end: click, or End"
+        else:
+            end = "the end" if scroll.scroll_y >= scroll.max_scroll_y else "lines further on"
+            where = f"▮ {lines:,} lines · showing {end} · ▴ the start: click, or Home"
+        self._where.update(where)
+
+    def on_click(self, event: events.Click) -> None:
+        if event.widget is self._where:
+            event.stop()
+            if self.at_start:
+                self._scroll.scroll_end(animate=False)
+            else:
+                self._scroll.scroll_home(animate=False)
+
+
 def is_inline(segment: Segment) -> bool:
     """Short text joins the header in the card's face; long text gets its own scroller."""
     return (
@@ -308,7 +414,7 @@ class ToolCard(Widget):
     ToolCard.-failed { border: round $error; }
     ToolCard.-completed { border: round $success-darken-2; }
     ToolCard > .card-face { height: auto; }
-    ToolCard > .card-text { height: auto; max-height: 24; }
+    ToolCard > .card-text { height: auto; }
     ToolCard > DiffPanel, ToolCard > TerminalPane { margin-top: 1; }
     ToolCard.-collapsed > .card-body { display: none; }
     """
@@ -480,7 +586,7 @@ class ToolCard(Widget):
             self._sources[segment.key] = (segment.diffs, anchoring)
         else:
             # Long text (a console fallback of a noisy command) scrolls inside the card.
-            part = VerticalScroll(Static(card_markdown(segment.markdown)), classes="card-text")
+            part = CardText(segment.markdown, tail=self.entry.kind == "execute")
             self._sources[segment.key] = segment.markdown
         part.add_class("card-body")
         self._parts[segment.key] = part
@@ -524,8 +630,8 @@ class ToolCard(Widget):
             return
         if self._sources.get(segment.key) == segment.markdown:
             return
-        if isinstance(part, VerticalScroll):
-            part.query_one(Static).update(card_markdown(segment.markdown))
+        if isinstance(part, CardText):
+            part.update(segment.markdown)
             self._sources[segment.key] = segment.markdown
 
     def _make_pane(self, terminal_id: str) -> TerminalPane:
