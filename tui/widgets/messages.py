@@ -78,6 +78,10 @@ class StreamingMarkdown(Markdown):
                     await asyncio.sleep(FRAME_S)
         finally:
             self._flushing = False
+        # The new height must reach the transcript's arrangement: under load a message that
+        # grew off screen was seen laid out at its old height (0 rows) once scrolled to.
+        if self.parent is not None and self.is_attached:
+            self.parent.refresh(layout=True)
 
     async def _show(self, batch: str) -> None:
         """Split a batch between Markdown, plain pieces and the cut; sanitise only what shows."""
