@@ -38,11 +38,13 @@ from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_review import DiffReviewScreen
 from tui.widgets.failure import AgentFailedScreen, exit_text
 from tui.widgets.header import HeaderInfo, SessionHeader
+from tui.widgets.help import HelpScreen
 from tui.widgets.permission import TYPING_PAUSE_S, PermissionPanel
 from tui.widgets.plan import PlanView
 from tui.widgets.prompt import KEYS_HINT, PromptArea
 from tui.widgets.queued import QueuedPrompts
 from tui.widgets.status import StatusLine
+from tui.widgets.welcome import Welcome
 
 # The ACP SDK (its pydantic schema takes 0.3–0.7 s to import) and tui.connection, which needs it,
 # are imported by run_acp once the agent is starting: the first frame needs only Textual. The
@@ -113,6 +115,7 @@ class DshApp(App[None]):
         Binding("pageup", "page_transcript(-1)", "Scroll up", show=False),
         Binding("pagedown", "page_transcript(1)", "Scroll down", show=False),
         Binding("ctrl+end", "transcript_end", "End", show=False, priority=True),
+        Binding("f1", "help", "Keys", show=False),
     ]
     CSS = """
     Screen { layout: vertical; }
@@ -144,6 +147,7 @@ class DshApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="header")
+        yield Welcome(id="welcome")
         yield self.transcript
         with Vertical(id="bottom"):
             yield PlanView(id="plan")
@@ -388,6 +392,8 @@ class DshApp(App[None]):
             session.session.config_options or [],
             session.client.offered_models,
         )
+        if self.conversation.entries:
+            self.hide_welcome()
         if session.resumed:
             # The replay is over: a call it left unfinished belongs to a turn long gone.
             self._apply(self.conversation.settle_unfinished("unknown"))
@@ -398,12 +404,23 @@ class DshApp(App[None]):
         prompt.focus()
         self._show_queue()
 
+    def hide_welcome(self) -> None:
+        for welcome in self.query(Welcome):
+            welcome.remove()
+
     def refresh_header(self) -> None:
         session = self.session
         if session is None:
             return
         agent = session.init.agent_info
+        for welcome in self.query(Welcome):
+            welcome.show(
+                f"{agent.name} {agent.version}" if agent else "the agent",
+                self.conversation.mode_name,
+                self.conversation.model_name,
+            )
         fs = session.capabilities.fs
+        self.query_one(StatusLine).show_mode(self.conversation.mode_name)
         self.query_one(SessionHeader).show_info(
             HeaderInfo(
                 agent_name=agent.name if agent else "agent",
@@ -584,6 +601,7 @@ class DshApp(App[None]):
 
     def submit_prompt(self, text: str) -> None:
         """Queue a prompt, to be sent in order once the session is ready and no turn runs."""
+        self.hide_welcome()
         self.queued.append(text)
         self._queue_changed.set()
         self._show_queue()
@@ -621,6 +639,12 @@ class DshApp(App[None]):
         if action == "complete_command":
             return self.query_one(CommandMenu).completion() is not None
         return True
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+            return
+        self.push_screen(HelpScreen(list(self.BINDINGS)))
 
     def action_transcript_end(self) -> None:
         """Ctrl+End, or End on an empty prompt: the end of the transcript, followed again."""
@@ -685,6 +709,7 @@ class DshApp(App[None]):
                 CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id)
             )
         )
+        self.notify(f"Mode: {self.conversation.mode_name or mode_id}", timeout=2)
 
     def action_pick_model(self) -> None:
         """The model config option when the agent has one; else the models it offers in the

@@ -16,6 +16,7 @@ from tui.app import AppConfig, DshApp
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.conversation import ConversationView
 from tui.widgets.failure import AgentFailedScreen
+from tui.widgets.help import HelpScreen
 from tui.widgets.messages import AgentMessage, ThoughtMessage
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.prompt import PromptArea
@@ -272,6 +273,31 @@ def test_spec_terminal(snap_compare: Any, snapshot_workspace: Path, tmp_path: Pa
         await settled(app, pilot)
         for pane in app.query(TerminalPane):
             await pane.flush()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_first_screen(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
+    """At 80 columns, before any prompt: the welcome (agent, mode, model, where to start), and
+    a header that dropped the protocol details, not the mode and model; the mode by the prompt."""
+    app = script_app(tmp_path, {**SETTINGS, "prompts": [[]]})
+
+    async def run(pilot: Any) -> None:
+        await wait_until(pilot, lambda: app.session is not None)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_help_screen(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
+    """F1: every key, the app's bindings and the prompt's own."""
+    app = script_app(tmp_path, {**SETTINGS, "prompts": [[]]})
+
+    async def run(pilot: Any) -> None:
+        await wait_until(pilot, lambda: app.session is not None)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)

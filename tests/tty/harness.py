@@ -673,9 +673,13 @@ def _as_predicate(condition: str | Callable[[list[str]], bool]) -> Callable[[lis
 
 
 def header_ready(lines: list[str]) -> bool:
-    """The header names the agent once `initialize` answered ("dsh-agent 0.1.0 · ACP v1");
-    while connecting it says "starting <command>" instead."""
-    return any("ACP v" in line for line in lines[:2])
+    """The header names the agent once `initialize` answered ("dsh-tui · dsh-agent 0.1.0 ·
+    mode: Ask …"; a narrow terminal drops the protocol details first); while connecting it
+    says "dsh-tui · starting <command>" instead."""
+    return any(
+        line.lstrip().startswith("dsh-tui · ") and "dsh-tui · starting " not in line
+        for line in lines[:2]
+    )
 
 
 # --- agents and side channels ---------------------------------------------------------------

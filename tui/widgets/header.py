@@ -28,26 +28,51 @@ def flag(text: Text, name: str, on: bool) -> None:
     text.append("✓" if on else "✗", style="green" if on else "red")
 
 
-def header_text(info: HeaderInfo) -> Text:
-    text = Text.assemble(
-        ("dsh-tui", "bold"),
-        " · ",
-        (sanitize_text(f"{info.agent_name} {info.agent_version}".strip()), "bold"),
-        f" · ACP v{info.protocol_version} ·",
-    )
-    flag(text, "terminal", info.terminal)
-    flag(text, "fs", info.fs)
+def header_text(
+    info: HeaderInfo,
+    protocol: bool = True,
+    version: bool = True,
+    workspace: bool = True,
+    title: bool = True,
+) -> Text:
+    """The header, with the parts a narrow terminal drops (protocol details first) switchable;
+    the agent, mode and model always stay."""
+    name = f"{info.agent_name} {info.agent_version}" if version else info.agent_name
+    text = Text.assemble(("dsh-tui", "bold"), " · ", (sanitize_text(name.strip()), "bold"))
     if info.mode:
         text.append(" · mode: ")
         text.append(sanitize_text(info.mode), style="bold")
     if info.model:
         text.append(" · model: ")
         text.append(sanitize_text(info.model), style="bold")
-    text.append(" · ")
-    text.append(sanitize_text(info.workspace), style="dim")
-    if info.title:
+    if protocol:
+        text.append(f" · ACP v{info.protocol_version} ·")
+        flag(text, "terminal", info.terminal)
+        flag(text, "fs", info.fs)
+    if workspace:
+        text.append(" · ")
+        text.append(sanitize_text(info.workspace), style="dim")
+    if title and info.title:
         text.append(" · ")
         text.append(sanitize_text(info.title).replace("\n", " "), style="italic")
+    return text
+
+
+def fitted_header(info: HeaderInfo, width: int) -> Text:
+    """The fullest header that fits `width` cells: the protocol details go first, then the
+    workspace, the title and the agent's version."""
+    steps: list[dict[str, bool]] = [
+        {},
+        {"protocol": False},
+        {"protocol": False, "workspace": False},
+        {"protocol": False, "workspace": False, "title": False},
+        {"protocol": False, "workspace": False, "title": False, "version": False},
+    ]
+    text = header_text(info)
+    for step in steps:
+        text = header_text(info, **step)
+        if width <= 0 or text.cell_len <= width:
+            return text
     return text
 
 
@@ -63,9 +88,17 @@ class SessionHeader(Static):
     """
 
     def show_connecting(self, command: str) -> None:
+        self.info = None
         self.update(
             Text.assemble(("dsh-tui", "bold"), " · starting ", (sanitize_text(command), "dim"))
         )
 
+    info: HeaderInfo | None = None
+
     def show_info(self, info: HeaderInfo) -> None:
-        self.update(header_text(info))
+        self.info = info
+        self.update(fitted_header(info, self.content_size.width))
+
+    def on_resize(self) -> None:
+        if self.info is not None:
+            self.update(fitted_header(self.info, self.content_size.width))

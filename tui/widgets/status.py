@@ -1,4 +1,5 @@
-"""A quiet line under the transcript for usage (context used and cost)."""
+"""A quiet line under the prompt: the mode (as Toad keeps it by the prompt) and usage (context
+used and cost)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
+
+from tui.sanitize import sanitize_text
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import UsageUpdate
@@ -26,6 +29,26 @@ class StatusLine(Static):
     StatusLine.-visible { display: block; }
     """
 
+    usage: UsageUpdate | None = None
+    mode: str | None = None
+
     def show_usage(self, usage: UsageUpdate | None) -> None:
-        self.set_class(usage is not None, "-visible")
-        self.update(usage_text(usage) if usage is not None else "")
+        self.usage = usage
+        self._show()
+
+    def show_mode(self, mode: str | None) -> None:
+        self.mode = mode
+        self._show()
+
+    def _show(self) -> None:
+        text = Text()
+        if self.mode:
+            text.append("mode ", style="dim")
+            text.append(sanitize_text(self.mode), style="bold")
+            text.append(" (shift+tab)", style="dim")
+        if self.usage is not None:
+            if text:
+                text.append(" · ", style="dim")
+            text.append_text(usage_text(self.usage))
+        self.set_class(bool(text), "-visible")
+        self.update(text)

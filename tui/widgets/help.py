@@ -1,0 +1,98 @@
+"""F1: every key of the app, the app's own bindings read from the app plus the prompt's keys."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+# Keys the prompt and the panels handle themselves, not app bindings (README "Keys").
+OTHER_KEYS: list[tuple[str, str]] = [
+    ("ctrl+p", "the command palette: the app's actions"),
+    ("enter", "send the prompt (queued until the agent is ready)"),
+    ("ctrl+j / shift+enter", "a new line in the prompt"),
+    ("up / down", "earlier prompts of this workspace"),
+    ("/ then tab", "complete one of the agent's slash commands"),
+    ("end", "on an empty prompt: the end of the transcript"),
+    ("a / A / r / R", "in a permission question: allow, allow always, reject, reject always"),
+    ("s / enter", "on a diff: unified or split, the full review"),
+    ("click a card title", "collapse or expand the card"),
+    ("r / q", "on the 'agent failed' screen: retry or quit"),
+]
+
+# Longer words than the footer's for the app's actions.
+LONG = {
+    "cancel_turn": "cancel the running turn; queued prompts come back unsent",
+    "quit": "quit (the agent is reaped first)",
+    "capabilities": "what the client advertised and the agent answered",
+    "next_mode": "the agent's next mode",
+    "pick_model": "pick the model",
+    "resume": "resume an earlier session",
+    "complete_command": "complete the slash command",
+    "page_transcript(-1)": "page up through the transcript",
+    "page_transcript(1)": "page down through the transcript",
+    "transcript_end": "the end of the transcript, followed again",
+    "help": "this screen",
+}
+
+NAMES = {"escape": "esc", "pageup": "page up", "pagedown": "page down"}
+
+
+def key_name(key: str) -> str:
+    return " / ".join(NAMES.get(part, part) for part in key.split(","))
+
+
+def binding_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+    rows = []
+    for binding in bindings:
+        if isinstance(binding, Binding) and binding.description:
+            rows.append((key_name(binding.key), LONG.get(binding.action, binding.description)))
+    return rows
+
+
+def help_table(bindings: list[BindingType]) -> Table:
+    table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    table.add_row(Text("App", style="bold underline"), "")
+    for key, what in binding_rows(bindings):
+        table.add_row(key, what)
+    table.add_row("", "")
+    table.add_row(Text("Prompt and cards", style="bold underline"), "")
+    for key, what in OTHER_KEYS:
+        table.add_row(key, what)
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,f1,q", "close", "Close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 90%;
+        max-width: 100;
+        height: auto;
+        max-height: 90%;
+        border: round $accent;
+        border-title-style: bold;
+        background: $surface;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, bindings: list[BindingType]) -> None:
+        super().__init__()
+        self.bindings_shown = bindings
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as scroll:
+            scroll.border_title = "Keys"
+            yield Static(help_table(self.bindings_shown))
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
