@@ -131,6 +131,9 @@ def _text(block: TextBlock) -> ContentToolCallContent:
     )
 
 
+DURATION_META_KEY = "dsh.duration_ms"
+"""The `_meta` key on a final terminal update: how long the command ran (wire contract §4)."""
+
 LINE_META_KEY = "dsh.line"
 """The `_meta` key on a `diff` block carrying its start lines (wire contract §6)."""
 
@@ -277,6 +280,8 @@ def result_update(
                 meta["terminal_exit"] = {"terminal_id": tool_call_id, "signal": view.signal}
             elif view.exit_code is not None:
                 meta["terminal_exit"] = {"terminal_id": tool_call_id, "exit_code": view.exit_code}
+            if view.duration_ms is not None:
+                meta[DURATION_META_KEY] = view.duration_ms
             # No `content`: an update's content replaces the terminal block in the client.
             return ToolCallProgress(
                 session_update="tool_call_update",

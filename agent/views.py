@@ -139,6 +139,7 @@ class TerminalResultView:
     output: str | None = None
     exit_code: int | None = None
     signal: str | None = None
+    duration_ms: int | None = None  # how long the command ran, as measured when it ran
 
     def __post_init__(self) -> None:
         _check_card(self, "terminal")

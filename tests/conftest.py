@@ -10,6 +10,7 @@ import pytest
 import textual.constants
 from textual.widgets import Input, TextArea
 
+import tui.widgets.tool_card
 from support import SNAPSHOT_WORKSPACE
 
 
@@ -23,6 +24,8 @@ def deterministic_ui(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+    # A real command's measured duration varies: panes keep their own (frozen) clock.
+    monkeypatch.setattr(tui.widgets.tool_card, "AGENT_DURATIONS", False)
 
 
 @pytest.fixture(autouse=True)

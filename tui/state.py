@@ -138,6 +138,7 @@ class TerminalState:
     # Read off the agent's closing marker lines (which are then not shown as output):
     timed_out_after_s: float | None = None
     agent_kept: tuple[int, str] | None = None  # bytes the agent kept for the model, of what
+    duration_s: float | None = None  # how long the command ran, by the agent (`dsh.duration_ms`)
 
 
 @dataclass(eq=False)
@@ -493,6 +494,9 @@ class Conversation:
             terminal.exit_code = code if isinstance(code, int) else None
             terminal.signal = sig if isinstance(sig, str) else None
             terminal.exited = True
+            duration = meta.get("dsh.duration_ms")
+            if isinstance(duration, int) and not isinstance(duration, bool) and duration >= 0:
+                terminal.duration_s = duration / 1000
             changed.add("terminal")
         return changes
 

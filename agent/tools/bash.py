@@ -14,6 +14,7 @@ import logging
 import re
 import signal as signals
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -543,11 +544,13 @@ class BashTool:
                 card="generic", content=(TextBlock(fence_console(result.output)),)
             )
         status = parse_exit_status(result.output)
+        duration = result.meta.get("duration_ms") if isinstance(result.meta, dict) else None
         return TerminalResultView(
             card="terminal",
             output=result.output,
             exit_code=status.exit_code,
             signal=status.signal,
+            duration_ms=duration if isinstance(duration, int) else None,
         )
 
     async def execute(self, args: Mapping[str, object], ctx: ToolContext) -> ToolResult:
@@ -567,13 +570,16 @@ class BashTool:
                     f"started background task bash-{pid}; its output goes to {log_path} "
                     "(read that file to check on it)"
                 )
+            started = time.monotonic()
             run = await run_command(
                 parsed.command, workdir, parsed.timeout_ms, ctx.cancel, ctx.on_output, ctx.jobs
             )
+            duration_ms = round((time.monotonic() - started) * 1000)
         except OSError as exc:
             return ToolResult.error(f"failed to start bash: {exc.strerror or exc}")
         if run.aborted:
             # The output so far goes with the error: the user saw it scroll (or, without live
             # output, sees it only here), and the model should know how far it got.
             return ToolResult.error(f"{ABORTED}\n{run.text}")
-        return ToolResult(run.text)
+        # The run's duration is logged with the result, so a replayed card shows the same one.
+        return ToolResult(run.text, meta={"duration_ms": duration_ms})

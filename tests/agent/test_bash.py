@@ -160,6 +160,12 @@ def test_present_result_keeps_the_raw_output() -> None:
     assert (killed.exit_code, killed.signal) == (None, "SIGINT")
 
 
+def test_present_result_reads_the_logged_duration() -> None:
+    """The run's duration is logged in the result's meta and read back on replay."""
+    view = bash.present_result(run_args("x"), ToolResult("hi\n", meta={"duration_ms": 5500}))
+    assert view == TerminalResultView(card="terminal", output="hi\n", exit_code=0, duration_ms=5500)
+
+
 def test_present_result_errors_and_background_are_fenced() -> None:
     assert bash.present_result(run_args("x"), ToolResult.error("command aborted")) == (
         GenericResultView(
@@ -175,14 +181,21 @@ def test_present_result_errors_and_background_are_fenced() -> None:
 # --- real processes --------------------------------------------------------------------------
 
 
+def untimed(result: ToolResult) -> ToolResult:
+    """The result without its measured duration (checked to be there: whole milliseconds)."""
+    assert isinstance(result.meta, dict) and set(result.meta) == {"duration_ms"}
+    assert isinstance(result.meta["duration_ms"], int) and result.meta["duration_ms"] >= 0
+    return ToolResult(result.output, result.is_error)
+
+
 async def test_exit_zero(tmp_path: Path) -> None:
     result = await bash.execute(run_args("echo hi"), ToolContext(tmp_path))
-    assert result == ToolResult("hi\n")
+    assert untimed(result) == ToolResult("hi\n")
 
 
 async def test_exit_three_is_not_an_error(tmp_path: Path) -> None:
     result = await bash.execute(run_args("echo oops; exit 3"), ToolContext(tmp_path))
-    assert result == ToolResult("oops\n[exit code: 3]")
+    assert untimed(result) == ToolResult("oops\n[exit code: 3]")
 
 
 async def test_stderr_is_reported_after_stdout(tmp_path: Path) -> None:
@@ -286,7 +299,7 @@ async def test_a_leftover_child_holding_the_pipes_does_not_hang_the_call(tmp_pat
     result = await bash.execute(
         run_args(f"sleep 60 & echo $! > {pid_file}; echo started"), ToolContext(tmp_path)
     )
-    assert result == ToolResult("started\n")
+    assert untimed(result) == ToolResult("started\n")
     assert await wait_dead([int(pid_file.read_text())]) == []
 
 
@@ -405,4 +418,4 @@ async def test_a_failing_output_sink_does_not_break_the_command(tmp_path: Path) 
     result = await bash.execute(
         run_args("echo still here"), ToolContext(tmp_path, on_output=broken)
     )
-    assert result == ToolResult("still here\n")
+    assert untimed(result) == ToolResult("still here\n")

@@ -134,6 +134,18 @@ def test_terminal_exit_signal_and_unknown() -> None:
     assert meta == {"terminal_output": {"terminal_id": "c1", "data": "x"}}  # no terminal_exit
 
 
+def test_terminal_result_carries_the_measured_duration() -> None:
+    """`_meta["dsh.duration_ms"]`: how long the command ran, so a replayed card shows the same
+    duration as the live one; absent when the run was not timed."""
+    timed = TerminalResultView(card="terminal", output="hi\n", exit_code=0, duration_ms=5500)
+    assert result(timed, terminal=True)["_meta"] == {
+        "terminal_output": {"terminal_id": "c1", "data": "hi\n"},
+        "terminal_exit": {"terminal_id": "c1", "exit_code": 0},
+        "dsh.duration_ms": 5500,
+    }
+    assert "dsh.duration_ms" not in result(HI, terminal=True)["_meta"]
+
+
 def test_terminal_result_title_and_missing_output() -> None:
     view = TerminalResultView(card="terminal", title="renamed", exit_code=1)
     update = result(view, terminal=True, error=True)

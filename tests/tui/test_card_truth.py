@@ -107,6 +107,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     value = Clock()
     monkeypatch.setattr(tui.widgets.tool_card, "PANE_CLOCK", value)
     monkeypatch.setattr(TerminalPane, "ANIMATE", False)
+    monkeypatch.setattr(tui.widgets.tool_card, "AGENT_DURATIONS", True)
     return value
 
 
@@ -266,3 +267,26 @@ async def test_the_agent_truncation_is_said_once_in_the_info_line(clock: Clock) 
             "▮ 100,000 lines · 575 KB · the agent gave the model only the last 62 KB of stdout"
         )
         assert "[output truncated" not in "\n".join(app.pane.plain_lines())
+
+
+@pytest.mark.parametrize("replayed", [False, True])
+async def test_the_agents_measured_duration_is_shown_live_and_replayed(
+    clock: Clock, replayed: bool
+) -> None:
+    """Live, the update comes 5.6 s after the card; replayed, at once. Both say 5.5 s, the
+    duration the agent measured and logged (`_meta["dsh.duration_ms"]`)."""
+    app = Host()
+    async with app.run_test() as pilot:
+        app.start("make")
+        await pilot.pause()
+        clock.now += 0.0 if replayed else 5.6
+        app.update(
+            status="completed",
+            field_meta={
+                "terminal_output": {"terminal_id": "t1", "data": "built\n"},
+                "terminal_exit": {"terminal_id": "t1", "exit_code": 0},
+                "dsh.duration_ms": 5500,
+            },
+        )
+        await pilot.pause()
+        assert app.pane.status_text() == "src · ✓ exit 0 · 5.5 s"

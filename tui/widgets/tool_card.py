@@ -23,7 +23,7 @@ from textual.widgets import Static
 from tui import line_numbers
 from tui.diffing import DiffItem, relative_path
 from tui.sanitize import sanitize_text
-from tui.state import ToolCallEntry, block_text
+from tui.state import TerminalState, ToolCallEntry, block_text
 from tui.terminals import TerminalManager
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane, signal_name
@@ -34,6 +34,9 @@ DIFF_MAX_ROWS = 24
 TEXT_MAX_ROWS = 24
 # Where terminal panes read the time; snapshot tests freeze it so durations are stable.
 PANE_CLOCK: Callable[[], float] = time.monotonic
+# Whether a pane shows the duration the agent measured (`dsh.duration_ms`) rather than its own;
+# snapshot tests turn it off, since a real command's time varies from run to run.
+AGENT_DURATIONS = True
 CODE_THEME = "monokai"
 KIND_ICONS = {
     "read": "⌕",
@@ -651,7 +654,7 @@ class ToolCard(Widget):
                 pane.append(chunk)
             pane.set_agent_kept(display.agent_kept)
             if display.exited:
-                pane.set_exit(display.exit_code, display.signal, display.timed_out_after_s)
+                self._set_pane_exit(pane, display)
         elif self.terminals is not None and terminal_id in self.terminals.terminal_ids(
             include_released=True
         ):
@@ -667,7 +670,17 @@ class ToolCard(Widget):
         if isinstance(pane, TerminalPane):
             pane.set_agent_kept(terminal.agent_kept)
             if not pane.exited:
-                pane.set_exit(terminal.exit_code, terminal.signal, terminal.timed_out_after_s)
+                self._set_pane_exit(pane, terminal)
+
+    @staticmethod
+    def _set_pane_exit(pane: TerminalPane, terminal: TerminalState) -> None:
+        """End the pane with the display terminal's exit; the agent's measured duration, when
+        it sent one, is the one shown, so a replayed card says what the live one said."""
+        duration = terminal.duration_s if AGENT_DURATIONS else None
+        finished = None if duration is None else pane.started_at + duration
+        pane.set_exit(
+            terminal.exit_code, terminal.signal, terminal.timed_out_after_s, finished_at=finished
+        )
 
     def _set_header(self) -> bool:
         """Rebuild the header text; True when it changed."""
