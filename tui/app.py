@@ -105,12 +105,14 @@ def workspace_label(cwd: Path) -> str:
 class DshApp(App[None]):
     TITLE = "dsh-tui"
     BINDINGS = [
+        # Footer order, the same on every screen: what this moment needs first (cancel), the
+        # session's settings, the views, then quit.
         Binding("escape", "cancel_turn", "Cancel turn"),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("ctrl+k", "capabilities", "Capabilities", priority=True),
-        Binding("shift+tab", "next_mode", "Mode", show=False, priority=True),
+        Binding("shift+tab", "next_mode", "Mode", priority=True),
         Binding("ctrl+l", "pick_model", "Model"),
         Binding("ctrl+r", "resume", "Resume"),
+        Binding("ctrl+k", "capabilities", "Capabilities", priority=True),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("tab", "complete_command", "Complete", show=False, priority=True),
         Binding("pageup", "page_transcript(-1)", "Scroll up", show=False),
         Binding("pagedown", "page_transcript(1)", "Scroll down", show=False),
@@ -351,6 +353,7 @@ class DshApp(App[None]):
 
     async def _run_turn(self, session: AgentSession, text: str) -> None:
         self.turn_running = True
+        self.refresh_bindings()
         prompt = self.query_one(PromptArea)
         prompt.placeholder = WORKING_PLACEHOLDER
         self._apply(self.conversation.add_prompt(text))
@@ -617,6 +620,7 @@ class DshApp(App[None]):
         """Show the prompts that wait; one about to be sent to an idle session is not shown."""
         waiting = self.session is None or self.turn_running
         self.query_one(QueuedPrompts).show(self.queued if waiting else [])
+        self.refresh_bindings()
 
     def take_back_queued(self) -> str | None:
         """The newest queued prompt, out of the queue and back to the prompt for editing."""
@@ -636,8 +640,16 @@ class DshApp(App[None]):
         self._show_queue()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that would do nothing are left out of the footer: Esc with no turn to cancel,
+        and on the failure screen everything but its own keys and quit."""
+        if action == "quit" or action == "help":
+            return True
+        if isinstance(self.screen, AgentFailedScreen):
+            return False
         if action == "complete_command":
             return self.query_one(CommandMenu).completion() is not None
+        if action == "cancel_turn":
+            return self.turn_running or bool(self.queued) or bool(self._permissions)
         return True
 
     def action_help(self) -> None:

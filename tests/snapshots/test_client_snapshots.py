@@ -14,6 +14,7 @@ import tui.app
 from support import SNAPSHOT_WORKSPACE, settle_cards, wait_until
 from tui.app import AppConfig, DshApp
 from tui.widgets.capabilities import CapabilitiesScreen
+from tui.widgets.choice import ChoiceScreen
 from tui.widgets.conversation import ConversationView
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.help import HelpScreen
@@ -301,3 +302,29 @@ def test_help_screen(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_model_picker(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
+    """Ctrl+L: the picker shows its keys on one row, and a long name does not wrap."""
+    long_name = "A model with a name far too long for the sixty columns, cut with an ellipsis"
+    settings = {
+        **SETTINGS,
+        "configOptions": [
+            {
+                **SETTINGS["configOptions"][0],  # type: ignore[index]
+                "options": [
+                    {"value": "offline", "name": "Offline"},
+                    {"value": "long", "name": long_name},
+                ],
+            }
+        ],
+    }
+    app = script_app(tmp_path, {**settings, "prompts": [[]]})
+
+    async def run(pilot: Any) -> None:
+        await wait_until(pilot, lambda: app.session is not None)
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)

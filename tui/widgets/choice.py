@@ -5,14 +5,18 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+KEYS = "↑↓ move · enter choose · esc close"
 
 
 class ChoiceScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "dismiss_none", "Close")]
     DEFAULT_CSS = """
     ChoiceScreen { align: center middle; }
+    ChoiceScreen > OptionList { text-wrap: nowrap; text-overflow: ellipsis; }
+    ChoiceScreen > #keys { width: 60; height: 1; padding: 0 1; color: $text-muted; }
     ChoiceScreen > OptionList {
         width: 60;
         max-height: 20;
@@ -41,6 +45,8 @@ class ChoiceScreen(ModalScreen[str | None]):
         if self.current in values:
             menu.highlighted = values.index(self.current)
         yield menu
+        # The picker's keys, on one row under it (the footer lists the app's).
+        yield Static(KEYS, id="keys")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

@@ -48,7 +48,8 @@ class AgentFailedScreen(Screen[str]):
 
     BINDINGS = [
         Binding("r", "retry", "Retry"),
-        Binding("q,ctrl+q", "quit_app", "Quit"),
+        # Ctrl+Q is the app's own quit, shown once in the footer; q does the same.
+        Binding("q", "quit_app", "Quit", show=False),
     ]
     DEFAULT_CSS = """
     AgentFailedScreen > VerticalScroll { padding: 1 2; }

@@ -45,7 +45,7 @@ class StatusLine(Static):
         if self.mode:
             text.append("mode ", style="dim")
             text.append(sanitize_text(self.mode), style="bold")
-            text.append(" (shift+tab)", style="dim")
+            text.append(" (shift+tab) · / commands · f1 keys", style="dim")
         if self.usage is not None:
             if text:
                 text.append(" · ", style="dim")
