@@ -29,6 +29,17 @@ def readable_name(svg: Path) -> str:
     return f"{module}--{test}.svg"
 
 
+def app_title(svg: str) -> str:
+    """The window title the app itself has: a snapshot of one widget runs in a test host app
+    (`DiffHost`, `PaneApp`), whose class name would otherwise title the picture."""
+
+    def retitle(match: re.Match[str]) -> str:
+        title = match.group(2)
+        return match.group(0) if title.startswith("dsh-tui") else match.group(1) + "dsh-tui<"
+
+    return re.sub(r'(<text class="[^"]*-title"[^>]*>)([^<]*)<', retitle, svg, count=1)
+
+
 def main() -> int:
     check = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "tests/snapshots"], cwd=ROOT
@@ -44,7 +55,8 @@ def main() -> int:
     written = 0
     for svg in sorted(SNAPSHOTS.glob("*/*.svg")):
         target = OUT / readable_name(svg)
-        target.write_text(svg.read_text().replace("<svg ", '<svg xml:space="preserve" ', 1))
+        text = app_title(svg.read_text())
+        target.write_text(text.replace("<svg ", '<svg xml:space="preserve" ', 1))
         written += 1
         if converter:
             subprocess.run(

@@ -1,0 +1,43 @@
+"""The README's main picture: the app at a common terminal size (120×40) after the bundled demo,
+through the real dsh-agent, scrolled to its two-hunk edit."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tui.widgets.tool_card
+from support import settle_cards, wait_until
+from tui.app import AppConfig, DshApp
+from tui.widgets.conversation import ConversationView
+from tui.widgets.messages import AgentMessage
+from tui.widgets.prompt import PromptArea
+from tui.widgets.tool_card import ToolCard
+
+AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
+
+
+def test_demo_at_120x40(
+    snap_compare: Any, snapshot_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tui.widgets.tool_card, "PANE_CLOCK", lambda: 0.0)
+    app = DshApp(AppConfig(AGENT, snapshot_workspace, True, log_dir=tmp_path))
+
+    async def run(pilot: Any) -> None:
+        await wait_until(pilot, lambda: app.session is not None)
+        app.query_one(PromptArea).text = "demo"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.turns_completed == 1, timeout=60)
+        await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
+        await settle_cards(pilot, app.conversation, app.query_one(ConversationView))
+        # The two-hunk edit at the top, the read below it.
+        view = app.query_one(ConversationView)
+        cards = list(app.query(ToolCard))
+        view.scroll_to_widget(cards[2], animate=False, top=True)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run)
