@@ -36,6 +36,8 @@ LEGEND = (
     "dsh-tui demo · the same scenario twice: the left client advertises the terminal "
     "capability, the right one does not"
 )
+# The demo has no prompt: once both sides are done, the legend says where there is one.
+FINISHED = "dsh-tui demo · done · q quits · run `dsh-tui` to type `demo` or `help` yourself"
 
 
 def strip_text(terminal: bool, agent: str, facts: list[str]) -> Text:
@@ -64,12 +66,24 @@ class DemoSide(Vertical):
         self.turn_done = False
         self.failure: AgentFailed | None = None
         self.border_title = "terminal on" if terminal else "terminal off → console fallback"
-        self._strip = Static(strip_text(terminal, "connecting…", []), classes="strip")
+        self.strip = Static(strip_text(terminal, "connecting…", []), classes="strip")
         self._view = ConversationView(workspace)
 
     def compose(self) -> ComposeResult:
-        yield self._strip
+        yield self.strip
         yield self._view
+
+    def strip_height(self) -> int:
+        """The rows the strip's text needs at its width (it wraps on a narrow side)."""
+        strip = self.strip
+        width = strip.content_region.width
+        if width <= 0:
+            return 2
+        return strip.get_content_height(strip.content_region.size, self.app.size, width)
+
+    def on_resize(self) -> None:
+        if isinstance(self.app, DemoApp):
+            self.app.align_strips()
 
     def on_mount(self) -> None:
         self.run_demo()
@@ -85,10 +99,14 @@ class DemoSide(Vertical):
                 info = session.init.agent_info
                 agent = f"{info.name} {info.version}" if info else "agent"
                 facts = consequences(session.capabilities, session.init)
-                self._strip.update(strip_text(self.terminal, agent, facts))
+                self.strip.update(strip_text(self.terminal, agent, facts))
+                if isinstance(self.app, DemoApp):
+                    self.call_after_refresh(self.app.align_strips)
                 self._apply(self.conversation.add_prompt("demo"))
                 await session.prompt("demo")
                 self.turn_done = True
+                if isinstance(self.app, DemoApp):
+                    self.app.side_done()
         except AgentFailed as failure:
             self.failure = failure
             note = f"{failure.reason}\n{failure.stderr_tail}"
@@ -139,6 +157,19 @@ class DemoApp(App[None]):
     @property
     def sides(self) -> list[DemoSide]:
         return list(self.query(DemoSide))
+
+    def align_strips(self) -> None:
+        """Both strips as tall as the taller one needs: their text fits, and the two
+        transcripts still start on the same row."""
+        sides = self.sides
+        height = max((side.strip_height() for side in sides), default=2)
+        for side in sides:
+            if side.strip.styles.height is None or side.strip.outer_size.height != height:
+                side.strip.styles.height = height
+
+    def side_done(self) -> None:
+        if all(side.turn_done for side in self.sides):
+            self.query_one("#legend", Static).update(FINISHED)
 
     async def action_quit(self) -> None:
         await self.stop_sides()

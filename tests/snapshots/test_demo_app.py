@@ -13,6 +13,7 @@ from tui.demo import DemoApp, DemoSide
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
+from tui.widgets.tool_card import CardText
 
 DEMO_ROOT = Path("/tmp/dsh-snapshot-demo")
 
@@ -28,7 +29,7 @@ def console_texts(side: DemoSide) -> list[str]:
 
 async def test_demo_plays_both_sides(tmp_path: Path) -> None:
     app = DemoApp(root=tmp_path / "demo", log_dir=tmp_path / "logs")
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(110, 50)) as pilot:
         await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
         await pilot.pause()
         left, right = app.sides
@@ -40,6 +41,17 @@ async def test_demo_plays_both_sides(tmp_path: Path) -> None:
         assert set(left.conversation.tool_calls) == set(right.conversation.tool_calls)
         assert "terminal cards on" in str(left.query_one(".strip").render())
         assert "console text" in str(right.query_one(".strip").render())
+        # At 55 columns a side wraps its strip's text: both strips grow alike, nothing is cut.
+        heights = {side.strip.outer_size.height for side in app.sides}
+        assert heights == {max(side.strip_height() for side in app.sides)} and heights != {2}
+        # The pane's header keeps its room for the command: the workspace is not repeated.
+        for pane in left.query(TerminalPane):
+            assert "terminal-on" not in str(pane.query_one(".terminal-pane--status").render())
+        # Long command output opens at its end on both sides.
+        texts = list(right.query(CardText))
+        assert texts and all(text.tail and not text.at_start for text in texts)
+        # No prompt here: the closing words say where there is one.
+        assert "run `dsh-tui`" in str(app.query_one("#legend").render())
         await app.action_quit()
 
 

@@ -53,7 +53,7 @@ def snap(snap_compare: Any, pane: TerminalPane) -> bool:
 
 
 def test_exit_0(snap_compare: Any) -> None:
-    """`❯ python3 hello.py`, `/project · ✓ exit 0 · 1.2 s` in green, one line of output."""
+    """`❯ python3 hello.py`, `✓ exit 0 · 1.2 s` in green (no cwd: it is the session's)."""
     pane = make_pane("python3 hello.py")
     pane.append("hello, world\n")
     pane.set_exit(0, None, finished_at=1.25)

@@ -112,7 +112,8 @@ def test_signal_name_keeps_unknown_text_but_not_escapes() -> None:
 def test_display_cwd() -> None:
     assert display_cwd("/project/src/app", SESSION) == "src/app"
     assert display_cwd("src", SESSION) == "src"  # relative to the session
-    assert display_cwd("/project", SESSION) == "/project"
+    assert display_cwd("/project", SESSION) == ""  # the session directory: not repeated
+    assert display_cwd(".", SESSION) == ""
     assert display_cwd("/etc", SESSION) == "/etc"
     assert display_cwd(str(Path.home() / "proj"), Path("/elsewhere")) == "~/proj"
     assert display_cwd(None, SESSION) == ""

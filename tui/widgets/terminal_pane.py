@@ -132,7 +132,9 @@ def signal_name(value: str) -> str:
 
 
 def display_cwd(cwd: str | None, session_cwd: Path) -> str:
-    """Inside the session: relative (`src/app`); the session itself and elsewhere: `~`-abbreviated.
+    """Inside the session: relative (`src/app`); elsewhere: `~`-abbreviated. The session
+    directory itself is not shown (""): the header names it already, and a long path there
+    would take the room of the command.
 
     Purely textual (no filesystem access), so snapshots need no real directories.
     """
@@ -140,7 +142,9 @@ def display_cwd(cwd: str | None, session_cwd: Path) -> str:
         return ""
     root = Path(os.path.normpath(session_cwd))
     path = Path(os.path.normpath(root / cwd))  # an absolute cwd replaces the root
-    if path != root and path.is_relative_to(root):
+    if path == root:
+        return ""
+    if path.is_relative_to(root):
         return strip_control(str(path.relative_to(root)))
     home = Path.home()
     if path == home:
