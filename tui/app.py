@@ -11,14 +11,16 @@ import contextlib
 import importlib
 import logging
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
@@ -651,6 +653,13 @@ class DshApp(App[None]):
         if action == "cancel_turn":
             return self.turn_running or bool(self.queued) or bool(self._permissions)
         return True
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette: Textual's own commands, then the app's (tui/palette.py)."""
+        from tui.palette import app_commands
+
+        yield from super().get_system_commands(screen)
+        yield from app_commands(self)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

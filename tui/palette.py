@@ -1,0 +1,86 @@
+"""The app's own actions in the command palette (Ctrl+P), beside Textual's defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from textual.app import SystemCommand
+
+from tui.agent_log import client_log_path, default_log_dir
+from tui.state import MessageEntry
+from tui.widgets.diff_panel import DiffPanel, ViewMode
+from tui.widgets.tool_card import ToolCard
+
+if TYPE_CHECKING:
+    from tui.app import DshApp
+
+
+def toggle_split(app: DshApp) -> None:
+    """Every diff panel to the other view, in step: split if any is unified, else unified."""
+    panels = list(app.query(DiffPanel))
+    if not panels:
+        app.notify("No diff on screen.")
+        return
+    view: ViewMode = "split" if any(not panel.is_split for panel in panels) else "unified"
+    for panel in panels:
+        panel.view = view
+
+
+def collapse_all(app: DshApp) -> None:
+    cards = [card for card in app.query(ToolCard) if not card.collapsed]
+    for card in cards:
+        card.toggle_collapsed()
+    app.notify(f"Collapsed {len(cards)} card{'s' if len(cards) != 1 else ''}.")
+
+
+def last_reply(app: DshApp) -> str | None:
+    for entry in reversed(app.conversation.entries):
+        if isinstance(entry, MessageEntry) and entry.role == "agent":
+            return entry.text
+    return None
+
+
+def copy_last_reply(app: DshApp) -> None:
+    text = last_reply(app)
+    if text is None:
+        app.notify("No reply to copy yet.")
+        return
+    app.copy_to_clipboard(text)
+    app.notify("Copied the last reply.")
+
+
+def show_log_dir(app: DshApp) -> None:
+    """Say where the logs are and copy the path (a terminal app cannot open a file manager)."""
+    client_log = client_log_path()
+    directory = client_log.parent if client_log else (app.config.log_dir or default_log_dir())
+    app.copy_to_clipboard(str(directory))
+    app.notify(f"Logs: {directory} (path copied)")
+
+
+def app_commands(app: DshApp) -> Iterator[SystemCommand]:
+    yield SystemCommand(
+        "Mode: next", "Switch to the agent's next mode (Shift+Tab)", app.action_next_mode
+    )
+    yield SystemCommand("Model", "Pick the agent's model (Ctrl+L)", app.action_pick_model)
+    yield SystemCommand(
+        "Capabilities", "What client and agent negotiated (Ctrl+K)", app.action_capabilities
+    )
+    yield SystemCommand(
+        "Resume a session",
+        "Load an earlier session (Ctrl+R)",
+        lambda: app.run_worker(app.action_resume()),
+    )
+    yield SystemCommand(
+        "Toggle split diff", "Every diff panel unified or split", lambda: toggle_split(app)
+    )
+    yield SystemCommand(
+        "Collapse all cards", "Fold every tool card to its title", lambda: collapse_all(app)
+    )
+    yield SystemCommand(
+        "Copy the last reply", "The agent's last message, as Markdown", lambda: copy_last_reply(app)
+    )
+    yield SystemCommand(
+        "Log directory", "Show and copy where the logs are", lambda: show_log_dir(app)
+    )
+    yield SystemCommand("Keys", "Every key (F1)", app.action_help)
