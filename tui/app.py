@@ -155,12 +155,13 @@ class DshApp(App[None]):
         yield self.transcript
         with Vertical(id="bottom"):
             yield PlanView(id="plan")
-            yield CommandMenu(id="commands")
+            yield (menu := CommandMenu(id="commands"))
             yield QueuedPrompts(id="queued")
             yield PromptArea(
                 self.history,
                 self.take_back_queued,
                 placeholder=CONNECTING_PLACEHOLDER,
+                menu=menu,
                 id="prompt",
             )
             yield StatusLine(id="status")

@@ -259,6 +259,47 @@ async def test_modes_models_title_usage_and_slash_commands(tmp_path: Path) -> No
         await wait_until(pilot, lambda: not isinstance(app.screen, CapabilitiesScreen))
 
 
+async def test_slash_menu_up_down_move_the_highlight_tab_and_enter_take_it(
+    tmp_path: Path,
+) -> None:
+    """With the `/` menu open, Up and Down move its highlight (not through the history), and
+    Tab or Enter take the highlighted command; Enter on a whole command then sends it."""
+    from tui.widgets.command_menu import CommandMenu
+
+    commands = [
+        {"name": name, "description": f"the {name} command"} for name in ("help", "demo", "diff")
+    ]
+    update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+    app = script_app(tmp_path, {"prompts": [[{"update": update}], []]})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(app, pilot)  # "go" is in the history now
+        await wait_until(pilot, lambda: app.turns_completed == 1)
+        prompt = app.query_one(PromptArea)
+        menu = app.query_one(CommandMenu)
+
+        await pilot.press("slash", "d")
+        assert [command.name for command in menu.matches()] == ["demo", "diff"]
+        await pilot.press("down")
+        assert menu.completion() == "/diff "
+        await pilot.press("tab")
+        assert prompt.text == "/diff "
+
+        prompt.text = ""
+        await pilot.press("slash")
+        await pilot.press("up")  # wraps to the last command, and recalls no history
+        assert prompt.text == "/" and menu.completion() == "/diff "
+        await pilot.press("up", "up", "down")
+        assert menu.completion() == "/demo "
+        await pilot.press("enter")
+        assert prompt.text == "/demo " and not menu.is_open
+        await pilot.pause()
+        assert app.turns_completed == 1  # taken, not sent
+
+        prompt.text = "/help"
+        await pilot.press("enter")  # the whole command: Enter sends it
+        await wait_until(pilot, lambda: app.turns_completed == 2)
+
+
 async def test_a_long_session_stays_bounded_and_pages_back(tmp_path: Path) -> None:
     """More calls than the transcript keeps as widgets: the view follows the end, prunes the
     oldest, and PageUp from the prompt pages back and then brings pruned entries back."""

@@ -23,7 +23,8 @@ def matching(commands: list[AvailableCommand], typed: str) -> list[AvailableComm
 
 
 class CommandMenu(Static):
-    """Shown above the prompt while there are matches; Tab completes the first."""
+    """Shown above the prompt while there are matches. Up and Down move the highlight (the
+    prompt routes them here while the menu is open); Tab or Enter take the highlighted one."""
 
     DEFAULT_CSS = """
     CommandMenu {
@@ -39,28 +40,53 @@ class CommandMenu(Static):
     commands: reactive[list[AvailableCommand]] = reactive(list, always_update=True)
     typed: reactive[str] = reactive("")
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.highlighted = 0  # an index into matches(); back to the first on every change
+
     def matches(self) -> list[AvailableCommand]:
         return matching(self.commands, self.typed)
 
+    @property
+    def is_open(self) -> bool:
+        return bool(self.matches())
+
     def watch_commands(self) -> None:
+        self.highlighted = 0
         self._refresh_menu()
 
     def watch_typed(self) -> None:
+        self.highlighted = 0
         self._refresh_menu()
+
+    def move(self, delta: int) -> None:
+        """Move the highlight, wrapping round at either end."""
+        found = self.matches()
+        if found:
+            self.highlighted = (self.highlighted + delta) % len(found)
+            self._refresh_menu()
 
     def _refresh_menu(self) -> None:
         found = self.matches()
         self.set_class(bool(found), "-visible")
+        self.highlighted = min(self.highlighted, max(len(found) - 1, 0))
+        # A window of MAX_SHOWN that keeps the highlight in view.
+        first = max(0, min(self.highlighted - MAX_SHOWN + 1, len(found) - MAX_SHOWN))
         text = Text()
-        for index, command in enumerate(found[:MAX_SHOWN]):
-            if index:
+        if first:
+            text.append(f"… {first} more\n", style="dim")
+        for index, command in enumerate(found[first : first + MAX_SHOWN], start=first):
+            if index > first:
                 text.append("\n")
-            text.append(f"/{command.name}", style="bold" if index else "bold reverse")
+            chosen = index == self.highlighted
+            text.append(f"/{command.name}", style="bold reverse" if chosen else "bold")
             text.append("  " + command.description, style="dim")  # safe: tui/agent_text.py
-        if len(found) > MAX_SHOWN:
-            text.append(f"\n… {len(found) - MAX_SHOWN} more", style="dim")
+        below = len(found) - first - MAX_SHOWN
+        if below > 0:
+            text.append(f"\n… {below} more", style="dim")
         self.update(text)
 
     def completion(self) -> str | None:
+        """The highlighted command, as the prompt text that takes it."""
         found = self.matches()
-        return f"/{found[0].name} " if found else None
+        return f"/{found[self.highlighted].name} " if found else None

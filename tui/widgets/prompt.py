@@ -3,6 +3,8 @@
 A TextArea, not an Input, so that a pasted block keeps every line and the box grows with
 what is typed (up to MAX_LINES, then it scrolls). Up on the first line and Down on the last
 recall earlier prompts; Up on an empty prompt first takes back the newest queued prompt.
+While the slash-command menu is open, Up and Down move its highlight instead, and Enter takes
+the highlighted command (it sends once the prompt is exactly that command).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tui.history import PromptHistory
+from tui.widgets.command_menu import CommandMenu
 
 # Keys that insert a newline. Shift+Enter only reaches the app from terminals that report it
 # (the kitty keyboard protocol, which Textual asks for); Ctrl+J works everywhere.
@@ -64,6 +67,7 @@ class PromptArea(TextArea):
         take_queued: Callable[[], str | None] | None = None,
         *,
         placeholder: str = "",
+        menu: CommandMenu | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(
@@ -76,6 +80,7 @@ class PromptArea(TextArea):
         )
         self.prompt_history = history
         self.take_queued = take_queued
+        self.command_menu = menu
         # When the user last typed a character of a prompt not yet sent: a permission
         # question that appears mid-word must not take the next letters as its answer
         # (tui/widgets/permission.py).
@@ -92,6 +97,8 @@ class PromptArea(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
+            if self.take_command():
+                return
             self.last_typed = float("-inf")  # sent: the next key may well be an answer
             self.post_message(self.Submitted(self, self.text))
             return
@@ -103,7 +110,26 @@ class PromptArea(TextArea):
             return
         await super()._on_key(event)
 
+    def take_command(self) -> bool:
+        """Enter with the command menu open: the highlighted command replaces the `/prefix`.
+        Not when the prompt already is that command: then Enter sends it."""
+        menu = self.command_menu
+        completion = menu.completion() if menu is not None else None
+        if completion is None or completion.rstrip() == self.text:
+            return False
+        self.load(completion)
+        return True
+
+    def _menu_move(self, delta: int, select: bool) -> bool:
+        menu = self.command_menu
+        if select or menu is None or not menu.is_open:
+            return False
+        menu.move(delta)
+        return True
+
     def action_cursor_up(self, select: bool = False) -> None:
+        if self._menu_move(-1, select):
+            return
         if not select and self.cursor_at_first_line:
             queued = self.take_queued() if self.take_queued and not self.text else None
             recalled = queued if queued is not None else self.prompt_history.previous(self.text)
@@ -113,6 +139,8 @@ class PromptArea(TextArea):
         super().action_cursor_up(select)
 
     def action_cursor_down(self, select: bool = False) -> None:
+        if self._menu_move(1, select):
+            return
         if not select and self.cursor_at_last_line:
             recalled = self.prompt_history.next()
             if recalled is not None:
