@@ -16,6 +16,24 @@ from tui.widgets.prompt import PromptArea
 
 SCRIPT_AGENT = Path(__file__).parent / "e2e" / "script_agent.py"
 
+# A session with two modes and one model option, as the scripted agent answers session/new.
+SETTINGS = {
+    "modes": {
+        "currentModeId": "ask",
+        "availableModes": [{"id": "ask", "name": "Ask"}, {"id": "full", "name": "Full access"}],
+    },
+    "configOptions": [
+        {
+            "type": "select",
+            "id": "model",
+            "name": "Model",
+            "category": "model",
+            "currentValue": "offline",
+            "options": [{"value": "offline", "name": "Offline"}],
+        }
+    ],
+}
+
 
 def script_app(tmp_path: Path, script: dict[str, Any], **config: Any) -> DshApp:
     """The app on a scripted agent, in a workspace of its own under tmp_path."""

@@ -5,29 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scripted import script_app, send
+from scripted import SETTINGS, script_app, send
 
 from support import wait_until
 from tui.widgets.help import HelpScreen
 from tui.widgets.status import StatusLine
 from tui.widgets.welcome import Welcome
-
-SETTINGS = {
-    "modes": {
-        "currentModeId": "ask",
-        "availableModes": [{"id": "ask", "name": "Ask"}, {"id": "full", "name": "Full access"}],
-    },
-    "configOptions": [
-        {
-            "type": "select",
-            "id": "model",
-            "name": "Model",
-            "category": "model",
-            "currentValue": "offline",
-            "options": [{"value": "offline", "name": "Offline"}],
-        }
-    ],
-}
 
 
 async def test_welcome_names_agent_mode_and_model_and_leaves_with_the_first_prompt(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted import SETTINGS
 
 import tui.app
 from support import SNAPSHOT_WORKSPACE, settle_cards, wait_until
@@ -134,23 +135,6 @@ PERMISSION = {
             {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
         ],
     }
-}
-
-SETTINGS = {
-    "modes": {
-        "currentModeId": "ask",
-        "availableModes": [{"id": "ask", "name": "Ask"}, {"id": "full", "name": "Full access"}],
-    },
-    "configOptions": [
-        {
-            "type": "select",
-            "id": "model",
-            "name": "Model",
-            "category": "model",
-            "currentValue": "offline",
-            "options": [{"value": "offline", "name": "Offline"}],
-        }
-    ],
 }
 
 
