@@ -1,0 +1,6 @@
+"""Small helpers that both dsh-agent and dsh-tui use.
+
+A leaf: it imports only the standard library, never `agent`, `tui`, Textual or the ACP SDK,
+so the client can use it without depending on one agent's internals (an import-linter
+contract checks this).
+"""
