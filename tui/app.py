@@ -12,7 +12,6 @@ import importlib
 import logging
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from tui.agent_log import new_agent_log
 from tui.capabilities import can_list, can_load
+from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
 from tui.heap import freeze_startup_heap
 from tui.history import PromptHistory
 from tui.keys import register_alt_enter
@@ -60,7 +60,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_AGENT = "dsh-agent"
 CONNECTING_PLACEHOLDER = "Connecting to the agent… type ahead: enter queues the prompt"
 READY_PLACEHOLDER = f"Message the agent · {KEYS_HINT}"
 WORKING_PLACEHOLDER = "Working… esc cancels · enter queues the next prompt"
@@ -71,23 +70,6 @@ async def import_connection() -> None:
     first frame and reading keys meanwhile. Quick once imported (tests, a retry)."""
     if "tui.connection" not in sys.modules:
         await asyncio.to_thread(importlib.import_module, "tui.connection")
-
-
-@dataclass(frozen=True)
-class AppConfig:
-    agent_command: str = DEFAULT_AGENT
-    cwd: Path = field(default_factory=Path.cwd)
-    terminal: bool = True
-    log_dir: Path | None = None
-    theme: str = "textual-dark"
-    allow_dirs: tuple[Path, ...] = ()
-    resume: str | None = None  # None: new session; "": pick from the list; else a session id
-    # Freeze the heap once the session is up (tui/heap.py). The CLI sets it; tests leave it
-    # off, since a test process runs many apps and would keep every one of them.
-    freeze_heap: bool = False
-    # The agent the CLI started before importing the UI, or why it could not start
-    # (tui/cli.py): taken by the first connection only; a retry starts a new one.
-    started: AgentProcess | AgentFailed | None = field(default=None, compare=False, repr=False)
 
 
 def session_label(info: SessionInfo) -> str:

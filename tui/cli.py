@@ -151,7 +151,8 @@ def run_app(args: argparse.Namespace) -> None:
         # command) are then reparented to it, so quit can still find and kill them. Imported
         # after the agent starts, which it does not delay (tui.terminals costs ~0.1 s).
         become_subreaper()
-        from tui.app import AppConfig, DshApp
+        from tui.app import DshApp
+        from tui.config import AppConfig
 
         app = DshApp(
             AppConfig(

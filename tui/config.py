@@ -1,0 +1,36 @@
+"""The app's configuration: what the CLI and the tests both build, one object for every switch.
+
+Test switches live here rather than in module globals a test patches (a pane's clock, the heap
+freeze), so a test states what it wants the way the CLI does. Light: no Textual, no SDK.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui.launch import AgentFailed, AgentProcess
+
+DEFAULT_AGENT = "dsh-agent"
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    agent_command: str = DEFAULT_AGENT
+    cwd: Path = field(default_factory=Path.cwd)
+    terminal: bool = True
+    log_dir: Path | None = None
+    theme: str = "textual-dark"
+    allow_dirs: tuple[Path, ...] = ()
+    resume: str | None = None  # None: new session; "": pick from the list; else a session id
+    # Freeze the heap once the session is up (tui/heap.py). The CLI sets it; tests leave it
+    # off, since a test process runs many apps and would keep every one of them.
+    freeze_heap: bool = False
+    # The clock terminal panes time their commands with; a snapshot test passes a fixed one
+    # so a duration on screen does not depend on how fast the machine ran.
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False, repr=False)
+    # The agent the CLI started before importing the UI, or why it could not start
+    # (tui/cli.py): taken by the first connection only; a retry starts a new one.
+    started: AgentProcess | AgentFailed | None = field(default=None, compare=False, repr=False)
