@@ -20,6 +20,15 @@ as a socket reader would (the baseline then is `Log.write` per piece).
 The baseline is `Log.write_lines` with the same text (Log renders no styles, so for coloured text
 it shows the escapes; it is the speed anchor from the issue). Medians of `--runs` runs are
 printed, with our time over the baseline's. Nothing is asserted: figures vary with the machine.
+
+`--parser` measures the pipeline without Textual, in this process (medians of `--runs`):
+
+* parse: all of each text fed to a `TerminalScreenBuffer` (nothing skipped) in the 64 KiB slices
+  the pane's worker uses, with the bulk fast path, against the general path alone (the same
+  buffer with `_feed_bulk` sending everything to `_feed_general`);
+* draw: turning 2,000 stored coloured lines into rows (`Strip`s) as the view does on a cache
+  miss: from the styled text the buffer keeps (first draw, which parses, and a redraw), against
+  parsing each line's SGR again with `Text.from_ansi`, as the view did before.
 """
 
 from __future__ import annotations
@@ -219,12 +228,75 @@ def run_one(name: str) -> dict[str, Any]:
     return result
 
 
+def parser_figures(runs: int) -> None:
+    """The `--parser` figures (see the module docstring)."""
+    from rich.console import Console
+    from textual.strip import Strip
+
+    from tui.sgr import to_rich_text
+    from tui.terminal_stream import TerminalScreenBuffer
+
+    class GeneralPathOnly(TerminalScreenBuffer):
+        def _feed_bulk(self, data: str) -> None:
+            self._feed_general(data)
+
+    def parse(kind: type[TerminalScreenBuffer], text: str) -> float:
+        buffer = kind(max_chars=len(text) + 1)
+        start = time.perf_counter()
+        for pos in range(0, len(text), 65536):
+            buffer.feed(text[pos : pos + 65536])
+        buffer.finish()
+        return time.perf_counter() - start
+
+    print(f"parser: median of {runs} runs, whole text parsed (nothing skipped), 64 KiB slices")
+    print(f"{'text':<10}{'MB':>6}{'fast path':>11}{'general':>10}{'gain':>7}")
+    for kind in ("plain", "colour", "progress"):
+        text = make_text(kind)
+        fast = statistics.median(parse(TerminalScreenBuffer, text) for _ in range(runs))
+        general = statistics.median(parse(GeneralPathOnly, text) for _ in range(runs))
+        mb = len(text.encode()) / 1e6
+        print(f"{kind:<10}{mb:>6.1f}{fast:>10.3f}s{general:>9.3f}s{general / fast:>6.1f}x")
+
+    console = Console(width=120, color_system="truecolor", force_terminal=True)
+    rows = 2000
+
+    def draw(lines: list[str], styled: TerminalScreenBuffer | None) -> float:
+        start = time.perf_counter()
+        for number, line in enumerate(lines):
+            text = styled.styled(number) if styled is not None else to_rich_text(line)
+            assert text is not None
+            Strip(text.render(console), text.cell_len)
+        return (time.perf_counter() - start) / len(lines) * 1e6
+
+    def fresh() -> tuple[list[str], TerminalScreenBuffer]:
+        buffer = TerminalScreenBuffer()
+        buffer.feed(make_text("colour")[: rows * 95])
+        return list(buffer.lines[:rows]), buffer
+
+    lines, _ = fresh()
+    again = statistics.median(draw(lines, None) for _ in range(runs))
+    firsts, redraws = [], []
+    for _ in range(runs):
+        lines, buffer = fresh()
+        firsts.append(draw(lines, buffer))
+        redraws.append(draw(lines, buffer))
+    first, redraw = statistics.median(firsts), statistics.median(redraws)
+    print(f"draw: median of {runs} runs, {len(lines):,} coloured rows, µs per row")
+    print(f"  Text.from_ansi each time (before) {again:6.1f}")
+    print(f"  styled text, first draw           {first:6.1f}  x{again / first:.1f}")
+    print(f"  styled text, redraw               {redraw:6.1f}  x{again / redraw:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--parser", action="store_true", help="parse and draw figures only")
     parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS))
     parser.add_argument("--one", choices=sorted(SCENARIOS), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.parser:
+        parser_figures(args.runs)
+        return
     if args.one:
         print(json.dumps(run_one(args.one)))
         return

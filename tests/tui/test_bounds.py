@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from acp.schema import ToolCallProgress, ToolCallStart
 
-from tui.sanitize import DEFAULT_MAX_CHARS
 from tui.state import TERMINAL_OUTPUT_MAX_CHARS, BoundedOutput, Conversation
+from tui.terminal_stream import DEFAULT_MAX_CHARS
 
 
 def test_terminal_output_in_state_keeps_what_the_pane_keeps() -> None:

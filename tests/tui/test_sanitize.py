@@ -8,13 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.sanitize import (
-    TerminalScreenBuffer,
-    sanitize_text,
-    strip_control,
-    terminal_text_to_lines,
-    to_rich_text,
-)
+from tui.sanitize import sanitize_text, strip_control
+from tui.sgr import to_rich_text
+from tui.terminal_stream import TerminalScreenBuffer, terminal_text_to_lines
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -272,3 +268,39 @@ def test_sanitize_text_keeps_lines_and_optionally_sgr() -> None:
 
 def test_terminal_text_to_lines() -> None:
     assert [plain(x) for x in terminal_text_to_lines("a\rb\n\x1b[1mc")] == ["b", "c"]
+
+
+# ---------------------------------------------------------------------------- styled lines
+# (tests/tui/test_terminal_pane.py checks that the bulk fast path stores what the general one does)
+_RUNS = st.sampled_from(
+    ["abc", "wxyz", "é漢", " ", "\n", "\n\n", "\r", "\t", "\x1b[31m", "\x1b[0m", "\x1b[1;38;5;0m"]
+)
+# Mostly what the fast path takes (text, LF, CR, TAB, SGR), now and then anything at all.
+_OUTPUT = st.one_of(_RUNS, _RUNS, _RUNS, _FRAGMENTS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_OUTPUT, max_size=40))
+def test_stored_lines_parse_once_into_what_rich_reads(frags: list[str]) -> None:
+    buffer = TerminalScreenBuffer()
+    buffer.feed("".join(frags))
+    buffer.finish()
+    for number, line in enumerate(buffer.lines):
+        styled = buffer.styled(number)
+        expected = to_rich_text(line)
+        assert styled is not None
+        assert styled.plain == expected.plain
+        assert styled.spans == expected.spans
+        assert buffer.styled(number) is styled  # parsed once
+
+
+def test_styled_lines_go_with_the_lines_they_belong_to() -> None:
+    buffer = TerminalScreenBuffer(max_chars=20)
+    buffer.feed("\x1b[31mone\ntwo\n")
+    assert buffer.styled(0) is not None
+    buffer.feed("three\nfour\nfive\nsix\n")
+    assert buffer.dropped_lines > 0
+    assert buffer.styled(0) is None
+    last = buffer.dropped_lines + len(buffer.lines) - 1
+    styled = buffer.styled(last)
+    assert styled is not None and styled.plain == "six"

@@ -23,7 +23,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from support import wait_until
-from tui.sanitize import TerminalScreenBuffer
+from tui.terminal_stream import TerminalScreenBuffer
 from tui.terminals import TerminalManager
 from tui.widgets.terminal_pane import (
     TerminalPane,
@@ -464,7 +464,7 @@ class SlowOnly(TerminalScreenBuffer):
         self._new = []
         data = self._pending + chunk
         self._pending = ""
-        self._feed_slow(data)
+        self._feed_general(data)
         new, self._new = self._new, []
         self._trim()
         return new

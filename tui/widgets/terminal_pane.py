@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import shlex
 import signal as signal_module
 import time
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.style import Style
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.cache import LRUCache
 from textual.containers import Horizontal, Vertical
@@ -48,7 +48,9 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.sanitize import DEFAULT_MAX_CHARS, TerminalScreenBuffer, strip_control, to_rich_text
+from tui.sanitize import strip_control
+from tui.sgr import plain_line, styled_line
+from tui.terminal_stream import DEFAULT_MAX_CHARS, TerminalScreenBuffer
 
 if TYPE_CHECKING:
     from tui.terminals import ExitStatus, TerminalManager
@@ -89,7 +91,6 @@ _PUBLISH_INTERVAL_S = 0.25
 _STREAM_INTERVAL_S = 1 / 30
 _SPINNER_INTERVAL_S = 0.1
 _MAX_CWD_CELLS = 32
-_SGR = re.compile(r"\x1b\[[0-9;:]*m")
 
 
 def format_duration(seconds: float) -> str:
@@ -166,10 +167,6 @@ def _utf8_size(data: str) -> tuple[str, int]:
         return encoded.decode("utf-8"), len(encoded)
 
 
-def _plain(line: str) -> str:
-    return _SGR.sub("", line) if "\x1b" in line else line
-
-
 class TerminalOutputView(ScrollView, can_focus=True):
     """The output rows: a Line API view of a `TerminalScreenBuffer`.
 
@@ -231,7 +228,7 @@ class TerminalOutputView(ScrollView, can_focus=True):
         if partial != self._partial:
             self._partial = partial
             self._partial_strip = None
-        width = max(buffer.max_cells, cell_len(_plain(partial)) if partial else 0)
+        width = max(buffer.max_cells, cell_len(plain_line(partial)) if partial else 0)
         self.virtual_size = Size(width, self.line_count)
         if dropped > 0 and not following:
             # The user scrolled up to read: keep the same lines in view as the head goes.
@@ -240,10 +237,10 @@ class TerminalOutputView(ScrollView, can_focus=True):
 
     def plain_lines(self) -> list[str]:
         """The retained output without styles, one string per row (the partial line last)."""
-        lines = [_plain(line) for line in self._buffer.lines]
+        lines = [plain_line(line) for line in self._buffer.lines]
         partial = self._buffer.partial
         if partial:
-            lines.append(_plain(partial))
+            lines.append(plain_line(partial))
         return lines
 
     # ------------------------------------------------------------------------------ rendering
@@ -269,17 +266,16 @@ class TerminalOutputView(ScrollView, can_focus=True):
             cached = self._cache.get(key) if selection is None else None
             if cached is not None:
                 return cached
-            live = key - self._buffer.dropped_lines
-            lines = self._buffer.lines
-            if not 0 <= live < len(lines):
+            text = self._buffer.styled(key)
+            if text is None:
                 return None  # dropped since the last sync; the next sync redraws
-            strip = self._make_strip(lines[live], index, style, selection)
+            strip = self._make_strip(text, index, style, selection)
             if selection is None:
                 self._cache[key] = strip
             return strip
         if index == self._completed and self._partial:
             if self._partial_strip is None or selection is not None:
-                strip = self._make_strip(self._partial, index, style, selection)
+                strip = self._make_strip(styled_line(self._partial), index, style, selection)
                 if selection is not None:
                     return strip
                 self._partial_strip = strip
@@ -287,13 +283,15 @@ class TerminalOutputView(ScrollView, can_focus=True):
         return None
 
     def _make_strip(
-        self, line: str, index: int, style: Style, selection: Selection | None
+        self, text: Text, index: int, style: Style, selection: Selection | None
     ) -> Strip:
-        text = to_rich_text(line)
+        """One row from a line's styled text (kept by the buffer: copied before a selection is
+        painted on it)."""
         if selection is not None and (span := selection.get_span(index)) is not None:
             start, end = span
             if end == -1:
                 end = len(text)
+            text = text.copy()
             text.stylize(self.screen.get_component_rich_style("screen--selection"), start, end)
         # `Text.render` leaves the base style to the console: put the widget's style beneath.
         return Strip(text.render(self.app.console), text.cell_len).apply_style(style)
