@@ -14,7 +14,6 @@ from agent.tools.hunks import (
     diffs_from_meta,
     diffs_to_meta,
     hunks_to_meta,
-    line_opcodes,
     locations_from_meta,
     snippet_line,
     split_lines,
@@ -185,29 +184,10 @@ def test_unrelated_10000_line_files() -> None:
     assert hunks
 
 
-# --- the opcodes are always a correct edit script --------------------------------------------
-
-
-def apply(old: list[str], new: list[str], ops: list[tuple[str, int, int, int, int]]) -> list[str]:
-    out: list[str] = []
-    i = j = 0
-    for tag, i1, i2, j1, j2 in ops:
-        assert (i1, j1) == (i, j)
-        if tag == "equal":
-            assert old[i1:i2] == new[j1:j2]
-        out.extend(new[j1:j2])
-        i, j = i2, j2
-    assert (i, j) == (len(old), len(new))
-    return out
+# --- hunks cover the changes (the edit script itself: tests/common/test_linediff.py) ---------
 
 
 lines = st.lists(st.sampled_from(["a", "b", "c", "}", "", "x"]), max_size=40)
-
-
-@settings(max_examples=300, deadline=None)
-@given(old=lines, new=lines)
-def test_opcodes_rebuild_the_new_text(old: list[str], new: list[str]) -> None:
-    assert apply(old, new, line_opcodes(old, new)) == new
 
 
 @settings(max_examples=200, deadline=None)
