@@ -12,6 +12,12 @@ mounted fresh with the diff model cache cleared so it diffs and highlights from 
 medians of those are printed, with the first card's ready time apart. The baselines (a
 `Static` holding the new text, and a read-only `TextArea` with it) are measured the same way
 in the same process. Figures, not assertions.
+
+First, the line diff alone (`--lines-only` prints just that): `dsh_common.linediff` against the
+`patiencediff` package (when installed: `pip install patiencediff==1.0.2`) on the panel's inputs
+and on two files made of repeated lines, medians of `--runs` runs and their ratio, and whether
+both give the same edit script (adjacent deletes and inserts read as one replacement, as the
+panel reads them); where they differ, how many lines each marks as changed.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -34,7 +41,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
-from tui.diffing import DiffItem
+from dsh_common.linediff import Opcode, line_opcodes
+from tui.diffing import DiffContent
 from tui.widgets import diff_panel
 from tui.widgets.diff_panel import DiffPanel
 
@@ -61,7 +69,7 @@ def python_file(lines: int, seed: int = 7) -> list[str]:
     return out[:lines]
 
 
-def cases() -> dict[str, DiffItem]:
+def cases() -> dict[str, DiffContent]:
     base = python_file(5000)
     small = list(base)
     small[2500] = small[2500] + "  # edited"
@@ -72,12 +80,90 @@ def cases() -> dict[str, DiffItem]:
         heavy[k] = heavy[k].replace("a", "alpha", 1) + "  # changed"
     old = "\n".join(base) + "\n"
     return {
-        "5,000 lines, 3-line change": DiffItem("/project/module.py", old, "\n".join(small) + "\n"),
-        "5,000 lines, 1,000 changed": DiffItem("/project/module.py", old, "\n".join(heavy) + "\n"),
-        "10,000-line new file": DiffItem(
+        "5,000 lines, 3-line change": DiffContent(
+            "/project/module.py", old, "\n".join(small) + "\n"
+        ),
+        "5,000 lines, 1,000 changed": DiffContent(
+            "/project/module.py", old, "\n".join(heavy) + "\n"
+        ),
+        "10,000-line new file": DiffContent(
             "/project/big.py", None, "\n".join(python_file(10_000, seed=8)) + "\n"
         ),
     }
+
+
+def line_cases() -> dict[str, tuple[list[str], list[str]]]:
+    """The panel's inputs as lines, and two files where no line is unique (no anchors)."""
+    found = {
+        name: ((item.old_text or "").splitlines(), item.new_text.splitlines())
+        for name, item in cases().items()
+    }
+    repeated = ["    if x:", "        pass", "    }", "", "    return None"] * 2000
+    inserted = list(repeated)
+    for k in range(0, 10_000, 97):
+        inserted.insert(k, "    log()")
+    found["10,000 repeated lines, 104 inserted"] = (repeated, inserted)
+    replaced = [line.replace("pass", "continue") for line in repeated]
+    found["10,000 repeated lines, replace_all"] = (repeated, replaced)
+    return found
+
+
+def edit_script(ops: Sequence[Sequence[Any]]) -> list[Opcode]:
+    """Opcodes with each run of non-equal ones merged into one delete, insert or replace."""
+    merged: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag != "equal" and merged and merged[-1][0] != "equal":
+            i1, j1 = merged.pop()[1::2]
+        merged.append((str(tag), i1, i2, j1, j2))
+    return [
+        (("replace" if i2 > i1 and j2 > j1 else "delete" if i2 > i1 else "insert"), i1, i2, j1, j2)
+        if tag != "equal"
+        else (tag, i1, i2, j1, j2)
+        for tag, i1, i2, j1, j2 in merged
+    ]
+
+
+def changed_lines(ops: list[Opcode]) -> int:
+    return sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in ops if tag != "equal")
+
+
+def timed(fn: Callable[[], Sequence[Sequence[Any]]], runs: int) -> tuple[float, list[Opcode]]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        ops = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), edit_script(ops)
+
+
+def line_diff_section(runs: int) -> None:
+    try:
+        import patiencediff  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        patiencediff = None
+    print(f"line diff: {runs} runs per case, medians")
+    if patiencediff is None:
+        print("(patiencediff is not installed: pip install patiencediff==1.0.2 to compare)")
+    header = f"{'case':38} {'linediff':>10} {'patience':>10} {'ratio':>7}  same edit script"
+    print(header)
+    print("-" * len(header))
+    for name, (old, new) in line_cases().items():
+        ours, ours_ops = timed(lambda old=old, new=new: line_opcodes(old, new), runs)
+        if patiencediff is None:
+            print(f"{name:38} {ms(ours)}")
+            continue
+        theirs, their_ops = timed(
+            lambda old=old, new=new: patiencediff.PatienceSequenceMatcher(
+                None, old, new
+            ).get_opcodes(),
+            runs,
+        )
+        same = "yes"
+        if ours_ops != their_ops:
+            ours_changed, theirs_changed = changed_lines(ours_ops), changed_lines(their_ops)
+            same = f"no: {ours_changed:,} changed lines against {theirs_changed:,}"
+        print(f"{name:38} {ms(ours)} {ms(theirs)} {ours / theirs:6.1f}x  {same}")
+    print()
 
 
 class TimedPanel(DiffPanel):
@@ -172,7 +258,7 @@ async def measure(make: Callable[[], Widget], runs: int) -> list[tuple[float, fl
     return results
 
 
-def panel(item: DiffItem) -> Callable[[], Widget]:
+def panel(item: DiffContent) -> Callable[[], Widget]:
     def make() -> Widget:
         diff_panel._MODEL_CACHE.clear()
         return TimedPanel([item], CWD, max_height=40)
@@ -180,11 +266,11 @@ def panel(item: DiffItem) -> Callable[[], Widget]:
     return make
 
 
-def static(item: DiffItem) -> Callable[[], Widget]:
+def static(item: DiffContent) -> Callable[[], Widget]:
     return lambda: TimedStatic(item.new_text, markup=False)
 
 
-def text_area(item: DiffItem) -> Callable[[], Widget]:
+def text_area(item: DiffContent) -> Callable[[], Widget]:
     def make() -> Widget:
         area = TimedTextArea(item.new_text, read_only=True)
         area.styles.height = 40
@@ -197,7 +283,10 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.1f} ms".rjust(10)
 
 
-async def main(runs: int) -> None:
+async def main(runs: int, lines_only: bool) -> None:
+    line_diff_section(max(runs, 5))
+    if lines_only:
+        return
     print(f"diff panel benchmark: {runs} warm runs per case, medians; {SIZE[0]}x{SIZE[1]}")
     print("targets: ready <= 100 ms (150 ms for the new file), stall <= 30 ms\n")
     header = (
@@ -236,4 +325,6 @@ async def main(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    asyncio.run(main(parser.parse_args().runs))
+    parser.add_argument("--lines-only", action="store_true", help="only the line-diff section")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.runs, arguments.lines_only))

@@ -24,6 +24,22 @@ async def wait_until(pilot: Any, predicate: Callable[[], bool], timeout: float =
         await pilot.pause(0.02)
 
 
+async def diff_drawn(pilot: Any, panel: Any) -> None:
+    """Until a diff panel is built and every row it has drawn is in its syntax colours.
+
+    The panel diffs and lexes in its workers, so Textual's worker API says when it is done; a
+    row drawn before its block was lexed starts another worker, so a frame must end with none
+    of the panel's workers running.
+    """
+    await panel.wait_ready()
+    while True:
+        await pilot.pause()
+        running = [w for w in pilot.app.workers if w.node is panel and w.is_running]
+        if not running:
+            return
+        await pilot.app.workers.wait_for_complete(running)
+
+
 async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
     """Wait until every tool call has a mounted card and its diffs and panes are drawn, and
     every streamed message has rendered all its text.
@@ -51,5 +67,5 @@ async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
     for pane in view.query(TerminalPane):
         await pane.flush()
     for panel in view.query(DiffPanel):
-        await panel.wait_highlighted()
+        await diff_drawn(pilot, panel)
     await pilot.pause()

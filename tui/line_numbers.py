@@ -11,7 +11,7 @@ numbered by the first rule that applies:
    `fs/read_text_file`, over the same roots (the workspace and every `--allow-dir`), so a path
    outside them is never read; each file is read once per card and phase, then cached;
 3. `locations[].line` for that path, when there is exactly one location and one block;
-4. otherwise no numbers at all (`DiffItem.starts` is None and the gutter says `?`).
+4. otherwise no numbers at all (`DiffContent.starts` is None and the gutter says `?`).
 
 A whole new file (`oldText` null) is numbered from 1 by `tui.diffing` itself. Pure Python, no
 Textual: the diff panel calls `Anchoring.resolve` in its build thread.
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from tui.diffing import DiffItem
+from tui.diffing import DiffContent
 
 __all__ = [
     "ANCHOR_MAX_BYTES",
@@ -69,17 +69,17 @@ def meta_lines(meta: object) -> tuple[int, int] | None:
     return None if old is None or new is None else (old, new)
 
 
-def diff_items(content: Iterable[Any]) -> list[DiffItem]:
+def diff_items(content: Iterable[Any]) -> list[DiffContent]:
     """The `diff` blocks of a card's (or a permission request's) content, with the start lines
     their `_meta` gives (rule 1). Every place that shows a diff builds its items here."""
     from acp.schema import FileEditToolCallContent  # imported late: not needed at startup
 
-    items: list[DiffItem] = []
+    items: list[DiffContent] = []
     for block in content:
         if isinstance(block, FileEditToolCallContent):
             lines = None if block.old_text is None else meta_lines(block.field_meta)
             old, new = lines if lines is not None else (None, None)
-            items.append(DiffItem(block.path, block.old_text, block.new_text, old, new))
+            items.append(DiffContent(block.path, block.old_text, block.new_text, old, new))
     return items
 
 
@@ -155,7 +155,7 @@ def anchor_line(text: str, snippet: str) -> int | None:
     return text.count("\n", 0, offset) + 1
 
 
-def _anchor(item: DiffItem, text: str, phase: Phase) -> tuple[int, int] | None:
+def _anchor(item: DiffContent, text: str, phase: Phase) -> tuple[int, int] | None:
     """(old, new) start lines of one item found in the file as it is in `phase`."""
     assert item.old_text is not None
     if phase == "after":
@@ -178,9 +178,11 @@ class Anchoring:
     phase: Phase
     files: WorkspaceFiles
     locations: tuple[tuple[str, int | None], ...] = ()
-    _memo: dict[tuple[DiffItem, ...], tuple[DiffItem, ...]] = field(default_factory=dict)
+    _memo: dict[tuple[DiffContent, ...], tuple[DiffContent, ...]] = field(default_factory=dict)
 
-    def resolve(self, items: Sequence[DiffItem], *, io: bool = True) -> tuple[DiffItem, ...] | None:
+    def resolve(
+        self, items: Sequence[DiffContent], *, io: bool = True
+    ) -> tuple[DiffContent, ...] | None:
         """The items with every start line that can be known; None when that needs a file read
         and `io` is False (the panel then resolves in its build thread)."""
         key = tuple(items)
@@ -221,7 +223,7 @@ class Anchoring:
 
 
 def _shift(
-    items: tuple[DiffItem, ...], starts: dict[int, tuple[int, int]], phase: Phase
+    items: tuple[DiffContent, ...], starts: dict[int, tuple[int, int]], phase: Phase
 ) -> dict[int, tuple[int, int]]:
     """Correct the other side's start for blocks of one file that lie below other blocks.
 

@@ -17,7 +17,7 @@ from textual.widgets import Input, TextArea
 
 from support import AGENT_COMMAND, wait_until
 from tui.app import AppConfig, DshApp
-from tui.diffing import LineRow
+from tui.diff_rows import LineRow
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.diff_review import DiffReviewScreen
 from tui.widgets.messages import AgentMessage

@@ -8,7 +8,7 @@ from typing import Any
 
 from scripted import notices, script_app, send
 
-from support import wait_until
+from support import diff_drawn, wait_until
 from tui.app import DshApp
 from tui.widgets.messages import AgentMessage
 from tui.widgets.tool_card import ToolCard
@@ -451,7 +451,7 @@ async def test_a_whole_file_diff_previews_from_its_first_change(tmp_path: Path) 
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
         preview = app.query_one(PermissionPanel).query_one(DiffPanel)
-        await preview.wait_highlighted()
+        await diff_drawn(pilot, preview)
         await pilot.pause()
         shown = [preview.render_line(y).text.rstrip() for y in range(preview.size.height)]
         changes = [line for line in shown if " - " in line or " + " in line]

@@ -12,7 +12,9 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from agent.tools.hunks import compute_hunks
-from tui.diffing import DiffItem, FoldRow, SplitRow
+from support import diff_drawn
+from tui.diff_rows import FoldRow, SplitRow
+from tui.diffing import DiffContent
 from tui.line_numbers import Anchoring, WorkspaceFiles
 from tui.permissions import assign_keys
 from tui.widgets import diff_panel as diff_panel_module
@@ -35,10 +37,10 @@ sys.exit(main())
 HELLO_NEW = HELLO_OLD.replace("print('hi')", "print('hello, world')")
 
 
-def whole(path: str, old: str | None, new: str) -> DiffItem:
+def whole(path: str, old: str | None, new: str) -> DiffContent:
     """A diff of two whole texts, so numbered from line 1 on both sides (a snippet whose
     place is unknown would show `?`: see the numbering tests)."""
-    return DiffItem(path, old, new, None if old is None else 1, None if old is None else 1)
+    return DiffContent(path, old, new, None if old is None else 1, None if old is None else 1)
 
 
 def module(n: int = 60) -> list[str]:
@@ -93,7 +95,7 @@ async def settle(pilot: Any) -> None:
         await panel.wait_ready()
     await pilot.pause()
     for panel in pilot.app.query(DiffPanel):
-        await panel.wait_highlighted()
+        await diff_drawn(pilot, panel)
     await pilot.pause()
 
 
@@ -156,7 +158,7 @@ def test_replace_all_sites(snap_compare: Any) -> None:
     after = before.replace("old_name", "new_name")
     hunks = compute_hunks("/project/pipeline.py", before, after)
     assert len(hunks) == 5
-    items = [DiffItem(h.path, h.old_text, h.new_text, h.old_line, h.new_line) for h in hunks]
+    items = [DiffContent(h.path, h.old_text, h.new_text, h.old_line, h.new_line) for h in hunks]
     panel = DiffPanel(items, CWD)
     assert snap(snap_compare, panel, size=(100, 44))
 
@@ -293,7 +295,7 @@ MID_FILE = joined(MID_LINES)
 def test_mid_file_edit_numbered_by_meta(snap_compare: Any) -> None:
     """A hunk that carries `_meta["dsh.line"]` (dsh-agent): numbered 15-21 on both sides,
     `return total` removed and added on line 18, no note in the header."""
-    panel = DiffPanel([DiffItem("/project/totals.py", MID_OLD, MID_NEW, 15, 15)], CWD)
+    panel = DiffPanel([DiffContent("/project/totals.py", MID_OLD, MID_NEW, 15, 15)], CWD)
     assert snap(snap_compare, panel, size=(100, 12))
 
 
@@ -304,7 +306,7 @@ def test_mid_file_edit_numbered_by_anchoring(snap_compare: Any, snapshot_workspa
     path = snapshot_workspace / "totals.py"
     path.write_text(MID_FILE)
     anchoring = Anchoring("before", WorkspaceFiles([snapshot_workspace]))
-    item = DiffItem(str(path), "    return total", "    return total * 2")
+    item = DiffContent(str(path), "    return total", "    return total * 2")
     panel = DiffPanel([item], snapshot_workspace, anchoring=anchoring)
     assert snap(snap_compare, panel, size=(100, 12))
 
@@ -313,7 +315,7 @@ def test_mid_file_edit_unknown(snap_compare: Any) -> None:
     """The same hunk where nothing tells its place (a file outside the workspace): the
     gutter shows `?` instead of numbers and the header says `line numbers unknown`; never
     a count from 1."""
-    item = DiffItem("/elsewhere/totals.py", MID_OLD, MID_NEW)
+    item = DiffContent("/elsewhere/totals.py", MID_OLD, MID_NEW)
     anchoring = Anchoring("before", WorkspaceFiles([CWD]))
     panel = DiffPanel([item], CWD, anchoring=anchoring)
     assert snap(snap_compare, panel, size=(100, 12))
@@ -334,12 +336,12 @@ async def test_enter_and_click_expand_folds() -> None:
     async with app.run_test(size=(100, 60)) as pilot:
         await panel.wait_ready()
         folds = [y for y, row in enumerate(panel.rows()) if isinstance(row, FoldRow)]
-        before = panel.row_count
+        before = panel.virtual_size.height
         assert len(folds) == 4
         panel.focus()
         await pilot.press("enter")  # expands the first fold on screen
         assert len([r for r in panel.rows() if isinstance(r, FoldRow)]) == 3
-        assert panel.row_count > before
+        assert panel.virtual_size.height > before
         fold_y = next(y for y, row in enumerate(panel.rows()) if isinstance(row, FoldRow))
         await pilot.click(DiffPanel, offset=(10, fold_y))
         assert len([r for r in panel.rows() if isinstance(r, FoldRow)]) == 2
@@ -347,7 +349,7 @@ async def test_enter_and_click_expand_folds() -> None:
         assert not any(isinstance(r, FoldRow) for r in panel.rows())
         assert panel.model is not None
         # Header, every new line, and the removed lines: nothing is hidden any more.
-        assert panel.row_count == 1 + len(MODULE_NEW) + panel.model.removed
+        assert panel.virtual_size.height == 1 + len(MODULE_NEW) + panel.model.removed
 
 
 async def test_auto_split_by_width_and_s_toggles() -> None:
@@ -436,7 +438,7 @@ async def test_no_raw_control_character_is_rendered() -> None:
     async with DiffHost(panel).run_test() as pilot:
         await panel.wait_ready()
         await pilot.pause()
-        rendered = "".join(panel.render_line(y).text for y in range(panel.row_count))
+        rendered = "".join(panel.render_line(y).text for y in range(panel.virtual_size.height))
         assert "pwn" not in rendered
         bad = [
             c
@@ -548,7 +550,7 @@ async def test_far_rows_show_plain_then_coloured_from_the_lexing_thread() -> Non
         await pilot.pause()
         panel.scroll_to(y=700, animate=False)
         plain = panel.render_line(3)  # block not lexed yet: drawn at once, uncoloured
-        await panel.wait_highlighted()
+        await diff_drawn(pilot, panel)
         await pilot.pause()
         coloured = panel.render_line(3)
         assert plain.text == coloured.text

@@ -8,36 +8,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.tools.hunks import compute_hunks
-from tui.diffing import (
-    CONTEXT,
+from tui.diff_doc import Doc, resolve_language
+from tui.diff_model import ChangedLines
+from tui.diff_rows import FileHeaderRow, FoldRow, GapRow, LineRow, Row, RowLayout, SplitRow
+from tui.diff_text import (
     MAX_LINE_CHARS,
-    MIN_FOLD,
     TAB_SIZE,
-    Change,
-    DiffItem,
-    Doc,
-    FileHeaderRow,
-    FoldRow,
-    GapRow,
-    LineRow,
-    Row,
-    RowLayout,
-    SplitRow,
-    _pair_lines,
-    build_diff,
     display_line,
-    intraline,
     prepare_text,
     relative_path,
-    resolve_language,
     split_text,
 )
+from tui.diffing import CONTEXT, MIN_FOLD, DiffContent, build_diff
+from tui.intraline import intraline, pair_lines
 
 
-def whole(path: str, old: str | None, new: str) -> DiffItem:
+def whole(path: str, old: str | None, new: str) -> DiffContent:
     """A diff of two whole texts, so numbered from line 1 on both sides (a snippet whose
     place is unknown would show `?`: see the numbering tests)."""
-    return DiffItem(path, old, new, None if old is None else 1, None if old is None else 1)
+    return DiffContent(path, old, new, None if old is None else 1, None if old is None else 1)
 
 
 def lines(n: int, prefix: str = "line") -> list[str]:
@@ -48,7 +37,7 @@ def text(rows: list[str]) -> str:
     return "".join(row + "\n" for row in rows)
 
 
-def unified(items: list[DiffItem], expand_all: bool = False) -> list[Row]:
+def unified(items: list[DiffContent], expand_all: bool = False) -> list[Row]:
     model = build_diff(items)
     expanded = frozenset(range(model.fold_count)) if expand_all else frozenset()
     return RowLayout(model, split=False, expanded=expanded).rows()
@@ -241,9 +230,9 @@ def test_change_starts_point_at_change_rows() -> None:
 
 def test_items_sharing_a_path_form_one_file_in_order() -> None:
     items = [  # snippets whose places are unknown: arrival order, a plain gap between
-        DiffItem("/p/a.py", "x = 1\n", "x = 2\n"),
-        DiffItem("/p/b.py", "y = 1\n", "y = 2\n"),
-        DiffItem("/p/a.py", "z = 1\n", "z = 2\n"),
+        DiffContent("/p/a.py", "x = 1\n", "x = 2\n"),
+        DiffContent("/p/b.py", "y = 1\n", "y = 2\n"),
+        DiffContent("/p/a.py", "z = 1\n", "z = 2\n"),
     ]
     model = build_diff(items)
     assert [f.path for f in model.files] == ["/p/a.py", "/p/b.py"]
@@ -269,7 +258,7 @@ def test_replace_all_hunks_from_the_agent_read_as_one_file() -> None:
     after = before.replace("old_name", "new_name")
     hunks = compute_hunks("/p/m.py", before, after)
     assert len(hunks) == 5
-    items = [DiffItem(h.path, h.old_text, h.new_text, h.old_line, h.new_line) for h in hunks]
+    items = [DiffContent(h.path, h.old_text, h.new_text, h.old_line, h.new_line) for h in hunks]
     model = build_diff(items[::-1])  # in any order: shown in file order
     (file,) = model.files
     assert (file.added, file.removed, file.new_file) == (5, 5, False)
@@ -342,9 +331,9 @@ def test_split_rows_pair_old_and_new_lines() -> None:
 def test_unequal_replacements_pair_by_similarity() -> None:
     doc_old = Doc(["def f(a):", "    return a"])
     doc_new = Doc(["# new comment", "def f(a, b):", "    return a + b"])
-    pairs = _pair_lines(doc_old.lines, doc_new.lines)
+    pairs = pair_lines(doc_old.lines, doc_new.lines)
     assert pairs == ((0, 1), (1, 2))
-    change = Change(doc_old, doc_new, 0, 2, 0, 3, pairs)
+    change = ChangedLines(doc_old, doc_new, 0, 2, 0, 3, pairs)
     assert change.split_rows() == ((None, 0), (0, 1), (1, 2))
     assert change.changes_of(True, 0) == ()  # unpaired: plain added line
     assert change.changes_of(True, 1) != ()

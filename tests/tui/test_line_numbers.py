@@ -9,7 +9,8 @@ import pytest
 from acp.schema import FileEditToolCallContent, ToolCallProgress, ToolCallStart
 from textual.app import App, ComposeResult
 
-from tui.diffing import DiffItem, GapRow, LineRow, RowLayout, build_diff
+from tui.diff_rows import GapRow, LineRow, RowLayout
+from tui.diffing import DiffContent, build_diff
 from tui.line_numbers import (
     Anchoring,
     Phase,
@@ -27,14 +28,18 @@ from tui.widgets.tool_card import ToolCard
 FORTY = "".join(f"line {n}\n" for n in range(1, 41))
 
 
-def numbers(items: tuple[DiffItem, ...]) -> list[tuple[str, int | None, int | None, bool]]:
+def numbers(items: tuple[DiffContent, ...]) -> list[tuple[str, int | None, int | None, bool]]:
     rows = RowLayout(build_diff(items), split=False, expanded=frozenset()).rows()
     return [(r.kind, r.old_no, r.new_no, r.unknown) for r in rows if isinstance(r, LineRow)]
 
 
 def anchored(
-    tmp_path: Path, body: str | bytes, items: list[DiffItem], phase: Phase = "before", **kw: object
-) -> tuple[tuple[DiffItem, ...], WorkspaceFiles]:
+    tmp_path: Path,
+    body: str | bytes,
+    items: list[DiffContent],
+    phase: Phase = "before",
+    **kw: object,
+) -> tuple[tuple[DiffContent, ...], WorkspaceFiles]:
     target = tmp_path / "f.py"
     if isinstance(body, bytes):
         target.write_bytes(body)
@@ -103,14 +108,14 @@ def test_meta_on_a_new_file_is_ignored_and_it_counts_from_one() -> None:
 def test_pending_question_anchors_old_text(tmp_path: Path) -> None:
     """The `beta => BETA` edit of the issue: `beta` is line 2, not 1."""
     path = str(tmp_path / "f.py")
-    (item,), _ = anchored(tmp_path, "alpha\nbeta\ngamma\n", [DiffItem(path, "beta", "BETA")])
+    (item,), _ = anchored(tmp_path, "alpha\nbeta\ngamma\n", [DiffContent(path, "beta", "BETA")])
     assert numbers((item,)) == [("removed", 2, None, False), ("added", None, 2, False)]
 
 
 def test_completed_call_anchors_new_text(tmp_path: Path) -> None:
     path = str(tmp_path / "f.py")
     body = FORTY.replace("line 17\n", "LINE 17\n")
-    item = DiffItem(path, "line 16\nline 17\n", "line 16\nLINE 17\n")
+    item = DiffContent(path, "line 16\nline 17\n", "line 16\nLINE 17\n")
     (placed,), _ = anchored(tmp_path, body, [item], "after")
     assert (placed.old_line, placed.new_line) == (16, 16)
     assert ("added", None, 17, False) in numbers((placed,))
@@ -118,7 +123,7 @@ def test_completed_call_anchors_new_text(tmp_path: Path) -> None:
 
 def test_a_snippet_found_twice_has_no_numbers(tmp_path: Path) -> None:
     path = str(tmp_path / "f.py")
-    (item,), _ = anchored(tmp_path, "x = 1\ny = 2\nx = 1\n", [DiffItem(path, "x = 1", "x = 3")])
+    (item,), _ = anchored(tmp_path, "x = 1\ny = 2\nx = 1\n", [DiffContent(path, "x = 1", "x = 3")])
     assert not item.numbered
     assert numbers((item,)) == [("removed", None, None, True), ("added", None, None, True)]
     assert build_diff((item,)).files[0].unnumbered
@@ -126,14 +131,14 @@ def test_a_snippet_found_twice_has_no_numbers(tmp_path: Path) -> None:
 
 def test_a_snippet_not_found_has_no_numbers(tmp_path: Path) -> None:
     path = str(tmp_path / "f.py")
-    (item,), _ = anchored(tmp_path, FORTY, [DiffItem(path, "nowhere", "x")])
+    (item,), _ = anchored(tmp_path, FORTY, [DiffContent(path, "nowhere", "x")])
     assert item.starts is None
 
 
 def test_crlf_file_with_an_lf_snippet(tmp_path: Path) -> None:
     path = str(tmp_path / "f.py")
     body = FORTY.replace("\n", "\r\n").encode()
-    (item,), _ = anchored(tmp_path, body, [DiffItem(path, "line 9\nline 10", "nine\nten")])
+    (item,), _ = anchored(tmp_path, body, [DiffContent(path, "line 9\nline 10", "nine\nten")])
     assert (item.old_line, item.new_line) == (9, 9)
     assert anchor_line("a\r\nb\r\n", "b\r\n") == 2  # a CRLF snippet matches as it is
 
@@ -146,7 +151,7 @@ def test_a_path_outside_the_workspace_is_never_read(tmp_path: Path) -> None:
     files = WorkspaceFiles([inside])
     link = inside / "link.py"
     link.symlink_to(secret)  # a symlink out of the workspace is outside too
-    items = [DiffItem(str(secret), "beta", "BETA"), DiffItem(str(link), "beta", "BETA")]
+    items = [DiffContent(str(secret), "beta", "BETA"), DiffContent(str(link), "beta", "BETA")]
     resolved = Anchoring("before", files).resolve(items)
     assert resolved is not None
     assert all(item.starts is None for item in resolved)
@@ -157,7 +162,7 @@ def test_a_relative_path_is_never_read(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     (tmp_path / "f.py").write_text("alpha\nbeta\n")
     files = WorkspaceFiles([tmp_path])
-    resolved = Anchoring("before", files).resolve([DiffItem("f.py", "beta", "B")])
+    resolved = Anchoring("before", files).resolve([DiffContent("f.py", "beta", "B")])
     assert resolved is not None and resolved[0].starts is None and files.reads == 0
 
 
@@ -167,17 +172,19 @@ def test_an_allow_dir_is_read(tmp_path: Path) -> None:
     extra.mkdir()
     (extra / "g.py").write_text("a\nb\nc\n")
     files = WorkspaceFiles([work, extra])
-    resolved = Anchoring("before", files).resolve([DiffItem(str(extra / "g.py"), "c", "C")])
+    resolved = Anchoring("before", files).resolve([DiffContent(str(extra / "g.py"), "c", "C")])
     assert resolved is not None and resolved[0].starts == (3, 3)
 
 
 def test_unsure_phase_trusts_old_text_only_while_new_text_is_absent(tmp_path: Path) -> None:
     """A running call may have applied its edit already: `oldText` then may point elsewhere."""
     path = str(tmp_path / "f.py")
-    (before,), _ = anchored(tmp_path, "alpha\nbeta\n", [DiffItem(path, "beta", "BETA")], "unsure")
+    (before,), _ = anchored(
+        tmp_path, "alpha\nbeta\n", [DiffContent(path, "beta", "BETA")], "unsure"
+    )
     assert before.starts == (2, 2)
     applied = "alpha\nbeta\nbeta 2\n"  # `beta` -> `beta 2`, applied: `beta` still found once
-    (after,), _ = anchored(tmp_path, applied, [DiffItem(path, "beta\n", "beta 2\n")], "unsure")
+    (after,), _ = anchored(tmp_path, applied, [DiffContent(path, "beta\n", "beta 2\n")], "unsure")
     assert after.starts is None
 
 
@@ -186,12 +193,12 @@ def test_the_file_is_read_once_per_card_phase(tmp_path: Path) -> None:
     (tmp_path / "f.py").write_text(FORTY)
     files = WorkspaceFiles([tmp_path])
     anchoring = Anchoring("before", files)
-    assert anchoring.resolve([DiffItem(path, "line 3", "x")], io=False) is None  # needs a read
-    anchoring.resolve([DiffItem(path, "line 3", "x")])
-    anchoring.resolve([DiffItem(path, "line 4", "y")])
-    Anchoring("unsure", files).resolve([DiffItem(path, "line 5", "z")])
+    assert anchoring.resolve([DiffContent(path, "line 3", "x")], io=False) is None  # needs a read
+    anchoring.resolve([DiffContent(path, "line 3", "x")])
+    anchoring.resolve([DiffContent(path, "line 4", "y")])
+    Anchoring("unsure", files).resolve([DiffContent(path, "line 5", "z")])
     assert files.reads == 1
-    assert anchoring.resolve([DiffItem(path, "line 6", "w")], io=False) is not None
+    assert anchoring.resolve([DiffContent(path, "line 6", "w")], io=False) is not None
 
 
 def test_blocks_of_one_file_are_placed_and_shifted(tmp_path: Path) -> None:
@@ -199,7 +206,7 @@ def test_blocks_of_one_file_are_placed_and_shifted(tmp_path: Path) -> None:
     upper one added; they show in file order with the lines between counted."""
     path = str(tmp_path / "f.py")
     body = FORTY.replace("line 5\n", "line 5\nnew\n").replace("line 30\n", "LINE 30\n")
-    items = [DiffItem(path, "line 30", "LINE 30"), DiffItem(path, "line 5", "line 5\nnew")]
+    items = [DiffContent(path, "line 30", "LINE 30"), DiffContent(path, "line 5", "line 5\nnew")]
     resolved, _ = anchored(tmp_path, body, items, "after")
     assert [item.starts for item in resolved] == [(30, 31), (5, 5)]
     rows = RowLayout(build_diff(resolved), split=False, expanded=frozenset()).rows()
@@ -214,7 +221,7 @@ def test_blocks_of_one_file_are_placed_and_shifted(tmp_path: Path) -> None:
 
 def test_one_block_that_cannot_be_placed_unplaces_its_neighbours(tmp_path: Path) -> None:
     path = str(tmp_path / "f.py")
-    items = [DiffItem(path, "line 30", "X"), DiffItem(path, "dup", "Y")]
+    items = [DiffContent(path, "line 30", "X"), DiffContent(path, "dup", "Y")]
     resolved, _ = anchored(tmp_path, FORTY + "dup\ndup\n", items)
     assert [item.starts for item in resolved] == [None, None]
 
@@ -225,15 +232,15 @@ def test_one_block_that_cannot_be_placed_unplaces_its_neighbours(tmp_path: Path)
 def test_a_single_location_numbers_a_single_block(tmp_path: Path) -> None:
     path = "/elsewhere/f.py"  # not readable: the location is all there is
     files = WorkspaceFiles([tmp_path])
-    one = Anchoring("after", files, ((path, 12),)).resolve([DiffItem(path, "a", "b")])
+    one = Anchoring("after", files, ((path, 12),)).resolve([DiffContent(path, "a", "b")])
     assert one is not None and one[0].starts == (12, 12)
-    two_blocks = [DiffItem(path, "a", "b"), DiffItem(path, "c", "d")]
+    two_blocks = [DiffContent(path, "a", "b"), DiffContent(path, "c", "d")]
     resolved = Anchoring("after", files, ((path, 12),)).resolve(two_blocks)
     assert resolved is not None and [i.starts for i in resolved] == [None, None]
     two_locations = Anchoring("after", files, ((path, 12), (path, 20)))
-    resolved = two_locations.resolve([DiffItem(path, "a", "b")])
+    resolved = two_locations.resolve([DiffContent(path, "a", "b")])
     assert resolved is not None and resolved[0].starts is None
-    other_path = Anchoring("after", files, (("/x.py", 3),)).resolve([DiffItem(path, "a", "b")])
+    other_path = Anchoring("after", files, (("/x.py", 3),)).resolve([DiffContent(path, "a", "b")])
     assert other_path is not None and other_path[0].starts is None
 
 
@@ -241,7 +248,7 @@ def test_a_single_location_numbers_a_single_block(tmp_path: Path) -> None:
 
 
 def test_without_any_rule_there_are_no_numbers() -> None:
-    item = DiffItem("/p/f.py", "x\ny\n", "x\nz\n")
+    item = DiffContent("/p/f.py", "x\ny\n", "x\nz\n")
     assert numbers((item,)) == [
         ("context", None, None, True),
         ("removed", None, None, True),

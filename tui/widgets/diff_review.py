@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tui.diffing import DiffItem
+from tui.diffing import DiffContent
 from tui.line_numbers import Anchoring
 from tui.sanitize import strip_control
 from tui.widgets.diff_panel import UNICODE_GLYPHS, DiffPanel, Glyphs
@@ -58,7 +58,7 @@ class DiffReviewScreen(Screen[str | None]):
 
     def __init__(
         self,
-        items: Sequence[DiffItem],
+        items: Sequence[DiffContent],
         cwd: Path,
         title: str,
         *,

@@ -16,7 +16,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui import line_numbers
-from tui.diffing import DiffItem, relative_path
+from tui.diff_text import relative_path
+from tui.diffing import DiffContent
 from tui.permissions import PendingPermission
 from tui.sanitize import sanitize_text
 from tui.state import block_text
@@ -202,7 +203,7 @@ class PermissionPanel(Vertical, can_focus=True):
             self._anchoring = cached
         return cached
 
-    def review_items(self) -> list[DiffItem]:
+    def review_items(self) -> list[DiffContent]:
         """The request's diff blocks (else the card's), with their `_meta` start lines."""
         return line_numbers.diff_items(self.diff_items())
 

@@ -21,7 +21,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui import line_numbers
-from tui.diffing import DiffItem, relative_path
+from tui.diff_text import relative_path
+from tui.diffing import DiffContent
 from tui.sanitize import sanitize_text
 from tui.state import TerminalState, ToolCallEntry, block_text
 from tui.terminals import TerminalManager
@@ -205,7 +206,7 @@ class Segment:
 
     key: str
     markdown: str = ""
-    diffs: tuple[DiffItem, ...] = ()
+    diffs: tuple[DiffContent, ...] = ()
     terminal_id: str | None = None
 
 
@@ -262,7 +263,7 @@ def body_segments(
 
     segments: list[Segment] = []
     text: list[str] = []
-    diffs: list[DiffItem] = []
+    diffs: list[DiffContent] = []
 
     def flush_text() -> None:
         if text:
