@@ -51,6 +51,13 @@ async def mgr() -> AsyncIterator[TerminalManager]:
             await manager.close_all()
 
 
+def replayed(mgr: TerminalManager, tid: str) -> str:
+    """The output a pane created now would be given (a released terminal's included)."""
+    seen: list[str] = []
+    mgr.subscribe(tid, seen.append)()
+    return "".join(seen)
+
+
 async def wait_for_text(mgr: TerminalManager, tid: str, needle: str) -> str:
     """Wait, through a listener, until the output contains `needle`."""
     seen: list[str] = []
@@ -187,17 +194,8 @@ async def test_close_all_kills_everything(mgr: TerminalManager) -> None:
     async with asyncio.timeout(TIMEOUT):
         await mgr.close_all()
     assert all(live_group_members(pgid) == [] for pgid in groups)
-    assert not mgr.is_live(first) and not mgr.is_live(second)
-    assert mgr.snapshot(second).output == "ready\n"  # still readable for the UI
-
-
-@needs_proc
-async def test_kill_all_now_needs_no_waiting(mgr: TerminalManager) -> None:
-    tid = await mgr.create(PY, ["-c", IGNORE_TERM])
-    await wait_for_text(mgr, tid, "ready")
-    mgr.kill_all_now()
-    async with asyncio.timeout(TIMEOUT):
-        assert await mgr.wait_for_exit(tid) == ExitStatus(None, "SIGKILL")
+    assert mgr.info(first).released and mgr.info(second).released
+    assert replayed(mgr, second) == "ready\n"  # still readable for the UI
 
 
 # ---------------------------------------------------------------------------- wait, kill, release
@@ -223,25 +221,38 @@ async def test_release_kills_and_invalidates_but_keeps_output(mgr: TerminalManag
         await mgr.release(tid)
     assert exits == [ExitStatus(None, "SIGTERM")]
     assert is_dead(mgr.info(tid).pid)
-    assert not mgr.is_live(tid)
+    assert mgr.info(tid).released
     for call in (mgr.output, mgr.wait_for_exit, mgr.kill, mgr.release):
         with pytest.raises(UnknownTerminalError, match="already released"):
             result = call(tid)
             if asyncio.iscoroutine(result):
                 await result
-    snapshot = mgr.snapshot(tid)
-    assert snapshot.output == "started\n"
-    assert snapshot.exit_status == ExitStatus(None, "SIGTERM")
-    assert mgr.info(tid).released
+    assert mgr.info(tid).exit_status == ExitStatus(None, "SIGTERM")
     # A late subscriber (a card rendered after release) still gets everything.
     replayed: list[str] = []
     replayed_exit: list[ExitStatus] = []
     mgr.subscribe(tid, replayed.append, replayed_exit.append)
     assert replayed == ["started\n"]
     assert replayed_exit == [ExitStatus(None, "SIGTERM")]
-    mgr.forget(tid)
-    with pytest.raises(UnknownTerminalError):
-        mgr.snapshot(tid)
+
+
+async def test_released_output_that_nothing_follows_is_bounded() -> None:
+    mgr = TerminalManager(released_bytes_limit=10)
+    try:
+        first = await mgr.create("printf", ["%s", "1234567"])
+        second = await mgr.create("printf", ["%s", "abcdefg"])
+        unsubscribe = mgr.subscribe(second, lambda _text: None)  # a pane follows the second
+        async with asyncio.timeout(TIMEOUT):
+            for tid in (first, second):
+                await mgr.wait_for_exit(tid)
+                await mgr.release(tid)
+        # 14 bytes, over the limit, but the second is followed: its pane may be rebuilt.
+        assert (replayed(mgr, first), replayed(mgr, second)) == ("1234567", "abcdefg")
+        unsubscribe()  # nothing follows either now: the oldest lets go of its output
+        assert (replayed(mgr, first), replayed(mgr, second)) == ("", "abcdefg")
+        assert mgr.info(first).exit_status == ExitStatus(0, None)  # the rest is kept
+    finally:
+        await mgr.close_all()
 
 
 async def test_release_after_exit_keeps_the_exit_code(mgr: TerminalManager) -> None:
@@ -249,7 +260,7 @@ async def test_release_after_exit_keeps_the_exit_code(mgr: TerminalManager) -> N
     async with asyncio.timeout(TIMEOUT):
         await mgr.wait_for_exit(tid)
         await mgr.release(tid)
-    assert mgr.snapshot(tid).exit_status == ExitStatus(3, None)
+    assert mgr.info(tid).exit_status == ExitStatus(3, None)
 
 
 async def test_unknown_id_is_a_clear_key_error(mgr: TerminalManager) -> None:
@@ -474,19 +485,19 @@ async def test_live_terminals_are_capped(mgr: TerminalManager) -> None:
 async def test_close_all_scans_proc_once_not_once_per_terminal(
     mgr: TerminalManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tui.terminals as terminals
+    import tui.process_tree as process_tree
 
     for _ in range(12):
         await mgr.create("sleep", ["30"])
     scans = 0
-    real = terminals._proc_table
+    real = process_tree.proc_table
 
     def counted() -> dict[int, tuple[int, int, str]] | None:
         nonlocal scans
         scans += 1
         return real()
 
-    monkeypatch.setattr(terminals, "_proc_table", counted)
+    monkeypatch.setattr(process_tree, "proc_table", counted)
     async with asyncio.timeout(TIMEOUT):
         await mgr.close_all()
     assert scans == 1
