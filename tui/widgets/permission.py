@@ -29,6 +29,17 @@ if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import FileEditToolCallContent
 
 PREVIEW_LINES = 8
+# Below this many screen rows the panel is compact: a few preview lines, no spacer row, so a
+# question at 80×24 leaves the transcript room (and the plan folds, tui/widgets/plan.py).
+COMPACT_BELOW_ROWS = 32
+COMPACT_PREVIEW_LINES = 2  # and a third that says how many more
+# The agent's option kinds in a word each, for an options row too narrow for their names.
+SHORT_LABELS = {
+    "allow_once": "allow",
+    "allow_always": "always",
+    "reject_once": "reject",
+    "reject_always": "never",
+}
 # Keys typed less than this after the user last typed into the prompt still belong to it.
 TYPING_PAUSE_S = 0.6
 
@@ -40,8 +51,9 @@ def preview_text(
     *,
     title: str | None = None,
     terminal_cwd: str | None = None,
+    max_lines: int = PREVIEW_LINES,
 ) -> Text:
-    """At most PREVIEW_LINES lines of what the call carries: diffs first, else text or input.
+    """At most `max_lines` lines of what the call carries: diffs first, else text or input.
 
     Agents often send the request without content, since the card already has it; the
     card's content (`card_content`) is shown then. A terminal is shown as the command it
@@ -71,10 +83,10 @@ def preview_text(
     if not lines and request.tool_call.raw_input is not None:
         lines += [(line, "dim") for line in raw_json(request.tool_call.raw_input).splitlines()]
     text = Text()
-    for line, style in lines[:PREVIEW_LINES]:
+    for line, style in lines[:max_lines]:
         text.append(sanitize_text(line)[:500] + "\n", style=style)
-    if len(lines) > PREVIEW_LINES:
-        text.append(f"… {len(lines) - PREVIEW_LINES} more lines", style="dim italic")
+    if len(lines) > max_lines:
+        text.append(f"… {len(lines) - max_lines} more lines", style="dim italic")
     text.rstrip()
     return text or Text("(no preview)", style="dim")
 
@@ -86,6 +98,24 @@ def diff_items(
 
     content = request.tool_call.content or card_content
     return [item for item in content if isinstance(item, FileEditToolCallContent)]
+
+
+class OptionsRow(Static):
+    """The panel's keys on one row: the agent's option names when they fit, else a word for
+    each, cut with an ellipsis only as a last resort. Never wrapped: a second row would be
+    taken from the transcript."""
+
+    def __init__(self, panel: PermissionPanel, *, classes: str) -> None:
+        super().__init__(classes=classes)
+        self.panel = panel
+
+    def render(self) -> Text:
+        text = self.panel.options_text()
+        if text.cell_len > self.size.width:
+            text = self.panel.short_options_text()
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        return text
 
 
 class PermissionPanel(Vertical, can_focus=True):
@@ -104,7 +134,8 @@ class PermissionPanel(Vertical, can_focus=True):
     }
     PermissionPanel > .preview { color: $text; height: auto; max-height: 9; }
     PermissionPanel > DiffPanel.preview { background: $surface; }
-    PermissionPanel > .options { margin-top: 1; height: auto; }
+    PermissionPanel > .options { margin-top: 1; height: 1; }
+    PermissionPanel.-compact > .options { margin-top: 0; }
     """
 
     # Esc cancels the turn, as everywhere else: the spec defines the `cancelled` outcome as
@@ -148,7 +179,15 @@ class PermissionPanel(Vertical, can_focus=True):
         title = request.tool_call.title or kind
         self.border_title = Content(f"Permission · {KIND_ICONS.get(kind, '•')} {title}")
 
+    @property
+    def compact(self) -> bool:
+        """A short screen: the preview is cut to a few lines and loses its spacer row."""
+        return self.app.size.height < COMPACT_BELOW_ROWS
+
     def compose(self) -> ComposeResult:
+        compact = self.compact
+        self.set_class(compact, "-compact")
+        preview_lines = COMPACT_PREVIEW_LINES if compact else PREVIEW_LINES
         items = self.review_items()
         if items:
             # The same panel as the card and the review screen: the same line numbers and
@@ -157,7 +196,7 @@ class PermissionPanel(Vertical, can_focus=True):
                 items,
                 self.cwd,
                 anchoring=self.anchoring,
-                max_height=PREVIEW_LINES + 1,
+                max_height=preview_lines + 1,
                 view="unified",
                 classes="preview",
             )
@@ -173,12 +212,13 @@ class PermissionPanel(Vertical, can_focus=True):
                 self.card_content,
                 title=title,
                 terminal_cwd=terminal.cwd if terminal is not None else None,
+                max_lines=preview_lines,
             )
             if title and not self.request.tool_call.title:
                 kind = self.request.tool_call.kind or "other"
                 self.border_title = Content(f"Permission · {KIND_ICONS.get(kind, '•')} {title}")
             yield Static(text, classes="preview")
-        yield Static(self.options_text(), classes="options")
+        yield OptionsRow(self, classes="options")
 
     def _card(self) -> ToolCard | None:
         call_id = self.request.tool_call.tool_call_id
@@ -208,6 +248,7 @@ class PermissionPanel(Vertical, can_focus=True):
         return line_numbers.diff_items(self.diff_items())
 
     def options_text(self) -> Text:
+        """The keys with the agent's own option names: `[a] Allow once   [r] Reject ...`."""
         text = Text()
         for key, option in self.request.keyed_options:
             style = "green" if option.kind.startswith("allow") else "red"
@@ -216,6 +257,21 @@ class PermissionPanel(Vertical, can_focus=True):
         text.append("esc cancel turn", style="dim")
         if diff_items(self.request, self.card_content):
             text.append("   ⏎ full review", style="dim")
+        return text
+
+    def short_options_text(self) -> Text:
+        """The keys with a word each, for a row too narrow for the names:
+        `a allow · A always · r reject · esc cancel`. A kind the spec does not name keeps
+        its name."""
+        text = Text()
+        for key, option in self.request.keyed_options:
+            style = "green" if option.kind.startswith("allow") else "red"
+            text.append(key, style=f"bold {style}")
+            text.append(" " + SHORT_LABELS.get(option.kind, option.name))
+            text.append(" · ", style="dim")
+        text.append("esc cancel", style="dim")
+        if diff_items(self.request, self.card_content):
+            text.append(" · ⏎ review", style="dim")
         return text
 
     def on_key(self, event: events.Key) -> None:
