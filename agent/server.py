@@ -8,10 +8,8 @@ Only this module talks to the SDK's connection. Each session's updates go throug
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
-import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +71,7 @@ from acp.schema import (
 from pydantic import BaseModel
 
 from agent import __version__
+from agent.attachments import UnsupportedContent, prompt_parts
 from agent.bridge import with_explicit_nulls
 from agent.commands import available_commands, run_prompt
 from agent.events import Title
@@ -98,6 +97,15 @@ from agent.session import (
 )
 from agent.tools.procs import become_subreaper, kill_all_descendants, reap_orphans
 from agent.translate import replay
+from dsh_common.jsonrpc_lines import (
+    MAX_MESSAGE_BYTES,
+    READ_CHUNK_BYTES,
+    LineTransport,
+    envelope_problem,
+    invalid_request,
+    meta_shadowing,
+    valid_id,
+)
 
 log = logging.getLogger(__name__)
 
@@ -124,20 +132,6 @@ class AgentConfig:
 def invalid_params(message: str, **data: Any) -> RequestError:
     """-32602 whose message itself says what is wrong (clients often show only the message)."""
     return RequestError(-32602, message, data or None)
-
-
-def prompt_text(blocks: list[PromptBlock]) -> str:
-    """Flatten a prompt to text. Only text and resource links are accepted; the rest is
-    refused rather than dropped, since the model would otherwise answer without it."""
-    parts: list[str] = []
-    for block in blocks:
-        if isinstance(block, TextContentBlock):
-            parts.append(block.text)
-        elif isinstance(block, ResourceContentBlock):
-            parts.append(f"\n[resource_link name={block.name!r} uri={block.uri!r}]\n")
-        else:
-            raise invalid_params(f"dsh-agent does not accept {block.type} content in prompts")
-    return "".join(parts)
 
 
 def _absolute_cwd(cwd: str, method: str) -> str:
@@ -179,7 +173,7 @@ class DshAgent(Agent):
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=False
+                    image=False, audio=False, embedded_context=True
                 ),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
@@ -347,11 +341,14 @@ class DshAgent(Agent):
         self, session_id: str, prompt: list[PromptBlock], **kwargs: Any
     ) -> PromptResponse:
         session = self._session(session_id)
-        text = prompt_text(prompt)
-        if not text.strip():
+        try:
+            text, attachments = prompt_parts(prompt, session.cwd)
+        except UnsupportedContent as error:
+            raise invalid_params(str(error)) from None
+        if not text.strip() and not attachments:
             raise invalid_params("the prompt is empty")
         try:
-            stop = await session.run_exclusive(run_prompt(session, text))
+            stop = await session.run_exclusive(run_prompt(session, text, attachments))
         except PromptInFlight as error:
             raise RequestError(-32600, str(error), {"sessionId": session_id}) from None
         return PromptResponse(stop_reason=stop)
@@ -422,20 +419,10 @@ class DshAgent(Agent):
 
 # --- the wire, guarded ----------------------------------------------------------------------
 #
-# The SDK's stdio transport buffers a line of any length, and its dispatch assumes every
-# message is a JSON-RPC object: `42`, `"x"`, `null` or a batch array ended its receive loop,
-# and with it dsh-agent. Its router also spreads a request's top-level `_meta` keys over the
-# validated parameters, so `_meta: {"cwd": ...}` would replace a checked `cwd` with a raw
-# value. `GuardedTransport` reads the lines itself and admits only what the SDK can dispatch.
-
-READ_CHUNK_BYTES = 1024 * 1024
-"""The stream reader's own limit: longer lines are read in pieces of about this size."""
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""The largest JSON-RPC message taken in, as the TUI's cap; a longer line is dropped whole."""
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-_HEAD_BYTES = 4096
-_HEAD_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,128}")')
+# The SDK's router spreads a request's top-level `_meta` keys over the validated parameters,
+# so `_meta: {"cwd": ...}` would replace a checked `cwd` with a raw value. `GuardedTransport`
+# reads the lines through the shared line guard (`dsh_common.jsonrpc_lines`) and admits only
+# what the SDK can dispatch.
 
 SET_MODEL = "session/set_model"
 _UNROUTED = frozenset({SET_MODEL})
@@ -468,182 +455,48 @@ _ANY_PARAMETER = frozenset().union(*_SHADOWABLE.values())
 
 def shadowing_meta(method: str, params: object) -> list[str]:
     """The top-level `_meta` keys the SDK would spread over `method`'s parameters."""
-    if not isinstance(params, dict):
-        return []
-    meta = params.get("_meta")
-    if not isinstance(meta, dict):
-        return []
-    names = _SHADOWABLE.get(method, _ANY_PARAMETER)
-    return sorted(key for key in meta if key in names)
+    return meta_shadowing(params, _SHADOWABLE.get(method, _ANY_PARAMETER))
 
 
-def _valid_id(value: object) -> bool:
-    return (
-        value is None
-        or isinstance(value, str)
-        or (isinstance(value, int) and not isinstance(value, bool))
-    )
-
-
-def _error(request_id: object, code: int, message: str, reason: str) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "error": {"code": code, "message": message, "data": {"reason": reason}},
-    }
-
-
-def _envelope_problem(message: dict[str, Any]) -> str | None:
-    """What in a decoded object would break the SDK's dispatch, which assumes JSON-RPC."""
-    if "id" in message and not _valid_id(message["id"]):
-        return "its id is not a string, an integer or null"
-    if "method" in message:
-        if not isinstance(message["method"], str):
-            return "its method is not a string"
-        params = message.get("params")
-        if params is not None and not isinstance(params, dict | list):
-            return "its params are neither an object nor an array"
-        return None
-    if "id" not in message:
-        return "it is neither a request, a notification nor a response"
-    if "error" in message and not isinstance(message["error"], dict):
-        return "the error of a response is not an object"
-    return None
-
-
-class GuardedTransport:
+class GuardedTransport(LineTransport):
     """Newline-delimited JSON-RPC on asyncio streams, hardened for a hostile client.
 
-    * A line longer than `max_message_bytes` is dropped whole with a log line (a request
-      whose id is in its first bytes gets -32600); memory stays bounded by the cap.
-    * Invalid JSON gets -32700 (id null); a value that is not an object gets -32600.
-    * A batch (an array): ACP has no batches, so none of it is run. An empty array gets one
-      -32600; a non-empty one gets an array of -32600 errors, one per member that is not a
-      notification (JSON-RPC 2.0 sends nothing for notifications, and nothing at all when
-      every member is one).
-    * An object the SDK cannot dispatch (an id that is an object, a method that is not a
-      string, ...) gets -32600.
-    * `_meta` keys that would shadow the method's parameters are dropped, with a log line.
+    The shared line guard answers what is not one JSON-RPC object: a line over
+    `max_message_bytes` is dropped whole (a request whose id is in its envelope gets -32600),
+    invalid JSON gets -32700, a value that is not an object -32600, and a batch (ACP has
+    none) -32600 for each member that is not a notification or a response. Here:
+
+    * an object the SDK cannot dispatch (an id that is an object, a method that is not a
+      string, ...) gets -32600;
+    * `_meta` keys that would shadow the method's parameters are dropped, with a log line;
     * `session/set_model`, which the SDK cannot route, goes to `DshAgent.ext_method`.
 
     The connection carries on after each. Sending is the SDK's framing, byte for byte, except
     that diffs get back the `"oldText": null` the SDK drops (`agent.bridge.with_explicit_nulls`).
     """
 
-    def __init__(
-        self,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        *,
-        max_message_bytes: int = MAX_MESSAGE_BYTES,
-    ) -> None:
-        self._reader = reader
-        self._writer = writer
-        self.max_message_bytes = max_message_bytes
-        self._lock = asyncio.Lock()
-        self._replies: set[asyncio.Task[None]] = set()
-        self._closed = False
+    batch_reason = "batches are not supported: send one JSON-RPC message per line"
 
     async def send(self, message: dict[str, Any] | list[dict[str, Any]]) -> None:
         if isinstance(message, dict):
             message = with_explicit_nulls(message)
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
-        async with self._lock:
-            if self._closed:
-                raise ConnectionError("Transport closed")
-            self._writer.write(data)
-            await self._writer.drain()
+        await super().send(message)
 
-    async def close(self) -> None:
-        self._closed = True
-        for task in list(self._replies):
-            task.cancel()
-
-    async def receive(self) -> dict[str, Any] | None:
-        while True:
-            line = await self._read_line()
-            if line is None:
-                return None
-            if isinstance(line, int):
-                continue  # dropped (and answered) by _read_line
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                decoded = json.loads(line)
-            except (ValueError, RecursionError):
-                log.warning("refused a line that is not valid JSON (%d bytes)", len(line))
-                self._reply(_error(None, PARSE_ERROR, "Parse error", "the line is not valid JSON"))
-                continue
-            message = self._admit(decoded)
-            if message is not None:
-                return message
-
-    # -- framing ----------------------------------------------------------------------------
-
-    async def _read_line(self) -> bytes | int | None:
-        """One line; the size of a dropped oversized line; None at the end of the stream."""
-        chunks: list[bytes] = []
-        size = 0
-        head = b""
-        while True:
-            last = True
-            try:
-                piece = await self._reader.readuntil(b"\n")
-            except asyncio.LimitOverrunError as exc:
-                piece = await self._reader.readexactly(exc.consumed)
-                last = False
-            except asyncio.IncompleteReadError as exc:
-                piece = exc.partial
-            size += len(piece)
-            if len(head) < _HEAD_BYTES:
-                head += piece[: _HEAD_BYTES - len(head)]
-            if size <= self.max_message_bytes:
-                chunks.append(piece)
-            else:
-                chunks.clear()
-            if last:
-                if size > self.max_message_bytes:
-                    self._oversized(size, head)
-                    return size
-                return b"".join(chunks) if size else None
-
-    def _oversized(self, size: int, head: bytes) -> None:
-        reason = f"a message of {size} bytes is over the limit of {self.max_message_bytes}"
-        log.warning("dropped %s", reason)
-        found = _HEAD_ID.search(head)
-        if found is not None and b'"method"' in head:
-            self._reply(
-                _error(json.loads(found.group(1)), INVALID_REQUEST, "Invalid Request", reason)
-            )
-
-    # -- admission --------------------------------------------------------------------------
-
-    def _admit(self, decoded: object) -> dict[str, Any] | None:
-        """The message to dispatch, or None once it has been answered (or dropped)."""
-        if isinstance(decoded, list):
-            self._refuse_batch(decoded)
-            return None
-        if not isinstance(decoded, dict):
-            kind = "null" if decoded is None else type(decoded).__name__
-            reason = f"a JSON {kind}, not an object"
-            log.warning("refused %s", reason)
-            self._reply(_error(None, INVALID_REQUEST, "Invalid Request", reason))
-            return None
-        problem = _envelope_problem(decoded)
+    def admit(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        problem = envelope_problem(message)
         if problem is not None:
             log.warning("refused a message: %s", problem)
-            request_id = decoded.get("id") if _valid_id(decoded.get("id")) else None
-            if "method" in decoded or request_id is None:
-                self._reply(_error(request_id, INVALID_REQUEST, "Invalid Request", problem))
+            request_id = message.get("id") if valid_id(message.get("id")) else None
+            if "method" in message or request_id is None:
+                self.reply(invalid_request(request_id, problem))
             return None
-        method = decoded.get("method")
+        method = message.get("method")
         if not isinstance(method, str):
-            return decoded  # a response to one of our requests
+            return message  # a response to one of our requests
         if method in _UNROUTED:
             # The SDK's router has no route for it: dispatch it as our extension method.
-            decoded = {**decoded, "method": "_" + method}
-        params = decoded.get("params")
+            message = {**message, "method": "_" + method}
+        params = message.get("params")
         shadowing = shadowing_meta(method, params)
         if shadowing and isinstance(params, dict):
             log.warning(
@@ -652,38 +505,8 @@ class GuardedTransport:
                 ", ".join(shadowing),
             )
             meta = {k: v for k, v in params["_meta"].items() if k not in shadowing}
-            decoded = {**decoded, "params": {**params, "_meta": meta}}
-        return decoded
-
-    def _refuse_batch(self, batch: list[object]) -> None:
-        log.warning("refused a batch of %d: dsh-agent takes one message per line", len(batch))
-        reason = "batches are not supported: send one JSON-RPC message per line"
-        if not batch:
-            self._reply(_error(None, INVALID_REQUEST, "Invalid Request", "an empty batch"))
-            return
-        errors = []
-        for member in batch:
-            if isinstance(member, dict) and "method" in member and "id" not in member:
-                continue  # a notification: no answer
-            request_id = member.get("id") if isinstance(member, dict) else None
-            if not _valid_id(request_id):
-                request_id = None
-            errors.append(_error(request_id, INVALID_REQUEST, "Invalid Request", reason))
-        if errors:
-            self._reply(errors)
-
-    def _reply(self, message: dict[str, Any] | list[dict[str, Any]]) -> None:
-        """Answer from the receive loop without waiting on the writer."""
-
-        async def send() -> None:
-            try:
-                await self.send(message)
-            except Exception as error:  # the client is gone: nothing to answer
-                log.info("could not answer a refused message: %s", error)
-
-        task = asyncio.get_running_loop().create_task(send())
-        self._replies.add(task)
-        task.add_done_callback(self._replies.discard)
+            message = {**message, "params": {**params, "_meta": meta}}
+        return message
 
 
 REAP_EVERY_S = 2.0
@@ -741,7 +564,6 @@ __all__ = [
     "AgentConfig",
     "DshAgent",
     "GuardedTransport",
-    "prompt_text",
     "serve_stdio",
     "shadowing_meta",
 ]

@@ -6,26 +6,34 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
-from tui.connection import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, InspectingTransport
+from acp.core import ClientSideConnection
+from acp.schema import RequestPermissionResponse
+
+from tui.connection import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    InspectingTransport,
+    SessionUpdate,
+    TuiClient,
+)
+from tui.fs import ConfinedFs
+from tui.terminals import TerminalManager
 
 
-class Inner:
-    """Stands in for the SDK's NdjsonTransport: the reader, and what is sent back."""
+class Written:
+    """Stands in for the agent's stdin: what the transport writes, decoded."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-        self._receive_timeout = None
+    def __init__(self) -> None:
         self.sent: list[Any] = []
 
-    async def send(self, message: Any) -> None:
-        self.sent.append(message)
+    def write(self, data: bytes) -> None:
+        self.sent.append(json.loads(data))
 
-    async def receive(self) -> dict[str, Any] | None:
-        raise AssertionError("InspectingTransport reads the lines itself")
-
-    async def close(self) -> None:
+    async def drain(self) -> None:
         return None
 
 
@@ -70,9 +78,14 @@ async def through_pipe(
         limit=limit,
     )
     assert child.stdin is not None and child.stdout is not None
-    inner = Inner(child.stdout)
+    written = Written()
     seen = watcher or Watcher()
-    transport = InspectingTransport(inner, seen, max_message_bytes=max_bytes)
+    transport = InspectingTransport(
+        child.stdout,
+        cast(asyncio.StreamWriter, written),
+        watcher=seen,
+        max_message_bytes=max_bytes,
+    )
     for message in before or []:
         await transport.send(message)
     writer = asyncio.create_task(feed(child.stdin, data))
@@ -82,7 +95,7 @@ async def through_pipe(
     await writer
     await child.wait()
     await asyncio.sleep(0.01)  # the replies are written by tasks
-    return received, inner.sent[len(before or []) :], seen
+    return received, written.sent[len(before or []) :], seen
 
 
 async def feed(stdin: asyncio.StreamWriter, data: bytes) -> None:
@@ -189,3 +202,65 @@ async def test_sessions_are_learned_from_the_wire() -> None:
     answer = {"jsonrpc": "2.0", "id": 0, "result": {"sessionId": "fresh"}}
     _, _, watcher = await through_pipe(line(answer), before=[new, load])
     assert watcher.sessions == ["old", "fresh"]
+
+
+class Sink:
+    """The app's side of TuiClient: what reached it, in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
+        self.events.append(("update", update.session_update))
+
+    def on_unsupported(self, session_id: str, what: str) -> None:
+        self.events.append(("note", what))
+
+    async def ask_permission(self, *args: Any) -> RequestPermissionResponse:
+        raise AssertionError("no permission is asked here")
+
+
+def update(kind: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": {"sessionUpdate": kind, **fields}},
+    }
+
+
+async def test_a_note_about_an_update_lands_after_the_updates_before_it(tmp_path: Path) -> None:
+    """Both lines arrive in one read: the second one's note must not overtake the first one's
+    change, although the SDK applies each update in a task of its own."""
+    text = {"type": "text", "text": "hi"}
+    data = (
+        line(update("agent_message_chunk", content=text))
+        + line(update("hologram"))
+        + b"{oops\n"
+        + line(update("agent_thought_chunk", content=text))
+    )
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        f"import sys; sys.stdout.buffer.write({data!r})",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    sink = Sink()
+    client = TuiClient(sink, ConfinedFs([tmp_path]), TerminalManager(default_cwd=tmp_path))
+    client.session_opened("s")
+    transport = InspectingTransport(child.stdout, child.stdin, watcher=client)
+    conn = ClientSideConnection(client, transport)
+    await child.wait()
+    for _ in range(200):
+        if len(sink.events) == 4:
+            break
+        await asyncio.sleep(0.01)
+    await conn.close()
+    child.stdin.close()
+    assert sink.events == [
+        ("update", "agent_message_chunk"),
+        ("note", "update kind 'hologram'"),
+        ("note", "malformed message from the agent (not shown): the line is not valid JSON"),
+        ("update", "agent_thought_chunk"),
+    ]
