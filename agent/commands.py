@@ -8,17 +8,19 @@ them too. Any other text, `/usr/bin/...` included, goes to the model.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
+from agent.attachments import Attachment
 from agent.events import TextChunk, TurnEnd
 from agent.loop import run_model_turn, start_turn, title_for
 from agent.models.config import ConfigError, choice_id, model_choices
 from agent.models.scripted import Scenario, ScriptedModel, bundled_scenario
 from agent.permissions import MODES, mode_info, parse_mode
 from agent.session import AgentSession, StopReason
+from dsh_common.attachments import shown_prompt
 
 DEMO_TITLE = "dsh-agent demo"
 
@@ -152,8 +154,11 @@ async def run_command_turn(
     return "end_turn"
 
 
-def run_prompt(session: AgentSession, text: str) -> Callable[[], Awaitable[StopReason]]:
-    """The turn for one prompt: a slash command, the demo, or the session's model."""
+def run_prompt(
+    session: AgentSession, text: str, attachments: Sequence[Attachment] = ()
+) -> Callable[[], Awaitable[StopReason]]:
+    """The turn for one prompt: a slash command, the demo, or the session's model (which
+    also gets the prompt's attached files; a command ignores them)."""
     command = parse_slash(text)
     if command is not None and command[0] != "demo":
         name, argument = command
@@ -161,8 +166,9 @@ def run_prompt(session: AgentSession, text: str) -> Callable[[], Awaitable[StopR
     model = demo_model() if command is not None else session.model
     title = None
     if not session.titled:
-        title = DEMO_TITLE if command is not None else title_for(text)
-    return lambda: run_model_turn(session, text, model, title=title)
+        shown = shown_prompt(text, [attachment.shown for attachment in attachments])
+        title = DEMO_TITLE if command is not None else title_for(shown)
+    return lambda: run_model_turn(session, text, model, title=title, attachments=attachments)
 
 
 __all__ = ["COMMANDS", "available_commands", "parse_slash", "run_command_turn", "run_prompt"]

@@ -30,10 +30,15 @@ class TurnStart:
 
 @dataclass(frozen=True, slots=True)
 class UserMessage:
-    """The prompt text as the user sent it (non-text blocks already flattened)."""
+    """The prompt text as the user sent it, and the files attached to it.
+
+    `attachments` is a list of `agent.attachments.Attachment` records, embedded text
+    included, so a loaded session shows and gives the model the same files as the live one.
+    """
 
     type: ClassVar[str] = "user/message"
     text: str
+    attachments: JsonValue = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,9 @@ Live turns and loaded sessions feed the same events through `History`, so a resu
 continues with exactly the conversation the model saw before. The rules the models rely on:
 one assistant message per model step (even a text-only or empty one, since the offline and
 scripted models count them), carrying `reasoning_content` and `tool_calls`; then one `tool`
-message per result. Slash-command turns are the user's business, not the model's, and are
-left out.
+message per result. A prompt's attached files follow its text in the user message
+(`agent.attachments.user_content`). Slash-command turns are the user's business, not the
+model's, and are left out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.attachments import attachments_from_json, user_content
 from agent.events import (
     Event,
     ReasoningChunk,
@@ -69,7 +71,9 @@ class History:
         match event:
             case UserMessage():
                 self._close_step()
-                self.messages.append({"role": "user", "content": event.text})
+                attached = attachments_from_json(event.attachments)
+                content = user_content(event.text, attached)
+                self.messages.append({"role": "user", "content": content})
             case TextChunk():
                 self._current().text.append(event.text)
             case ReasoningChunk():

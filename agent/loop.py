@@ -21,6 +21,7 @@ from typing import Any
 
 from acp.schema import ToolCallUpdate
 
+from agent.attachments import Attachment, attachments_to_json
 from agent.events import (
     Notice,
     ReasoningChunk,
@@ -99,21 +100,33 @@ class _StepResult:
     calls: list[ToolCall]
 
 
-def start_turn(session: AgentSession, text: str, *, command: bool, title: str | None) -> None:
+def start_turn(
+    session: AgentSession,
+    text: str,
+    *,
+    command: bool,
+    title: str | None,
+    attachments: Sequence[Attachment] = (),
+) -> None:
     """Log the turn's opening events; the title only for the session's first model turn."""
     session.emit(TurnStart(session.history.turns + 1, command))
-    session.emit(UserMessage(text))
+    session.emit(UserMessage(text, attachments_to_json(attachments)))
     if title is not None:
         session.emit(Title(title))
         session.titled = True
 
 
 async def run_model_turn(
-    session: AgentSession, text: str, model: Model, *, title: str | None = None
+    session: AgentSession,
+    text: str,
+    model: Model,
+    *,
+    title: str | None = None,
+    attachments: Sequence[Attachment] = (),
 ) -> StopReason:
     """One prompt answered by `model`; returns the ACP stop reason."""
     cancel = session.cancel_event
-    start_turn(session, text, command=False, title=title)
+    start_turn(session, text, command=False, title=title, attachments=attachments)
     stop: StopReason = "end_turn"
     try:
         stop = await _steps(session, model, cancel)

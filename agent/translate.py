@@ -23,6 +23,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from agent.attachments import attachments_from_json
 from agent.events import (
     Event,
     Notice,
@@ -40,6 +41,7 @@ from agent.events import (
 )
 from agent.presenter import SessionPresenter
 from agent.tools.base import ToolResult
+from dsh_common.attachments import shown_prompt
 
 SessionUpdate: TypeAlias = (
     UserMessageChunk
@@ -74,9 +76,9 @@ def translate(
         case UserMessage():
             if not include_user:
                 return []
-            return [
-                UserMessageChunk(session_update="user_message_chunk", content=_text(event.text))
-            ]
+            attached = [a.shown for a in attachments_from_json(event.attachments)]
+            shown = shown_prompt(event.text, attached)
+            return [UserMessageChunk(session_update="user_message_chunk", content=_text(shown))]
         case TextChunk():
             return [
                 AgentMessageChunk(session_update="agent_message_chunk", content=_text(event.text))

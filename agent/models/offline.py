@@ -16,6 +16,8 @@ last user message is read as a tiny command language:
   unmarked one is, and the rest are pending.
 - `help` lists this; `demo` plays the bundled demo scenario.
 
+Files attached to the prompt (`@` mentions) are acknowledged first, by name and size
+(`attached: src/app.py, 120 lines.`); the command is read from the prompt text alone.
 Relative paths are joined to the session cwd, so cards show workspace-relative titles.
 Anything else gets an explanation of offline mode. On the step after tool calls the model
 answers with a one-line summary and stops: bash results are judged by their exit markers, and
@@ -33,6 +35,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from agent.attachments import split_context
 from agent.models.base import (
     ChatMessage,
     Finish,
@@ -50,6 +53,7 @@ from agent.models.base import (
     word_chunks,
 )
 from agent.models.scripted import Scenario, ScriptedModel, bundled_scenario
+from dsh_common.attachments import uri_label
 
 HELP = """\
 **Offline mode commands.** Each one runs a tool, so you can try every card without a model:
@@ -332,6 +336,19 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?", ":")) else text + "."
 
 
+def acknowledgement(attached: Sequence[tuple[str, int | None]], cwd: str) -> str:
+    """`attached: src/app.py, 120 lines.` as a paragraph of its own, or "" for none."""
+    if not attached:
+        return ""
+    parts = [
+        f"`{uri_label(name, cwd)}`, linked (not read)"
+        if lines is None
+        else f"`{name}`, {lines} line{'' if lines == 1 else 's'}"
+        for name, lines in attached
+    ]
+    return "attached: " + "; ".join(parts) + ".\n\n"
+
+
 class OfflineModel:
     """The default model: answers locally from the last user message. Holds no session state."""
 
@@ -351,7 +368,8 @@ class OfflineModel:
         self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], cwd: str
     ) -> AsyncIterator[ModelDelta]:
         index = last_user_index(messages)
-        prompt = message_text(messages[index]) if index >= 0 else ""
+        content = message_text(messages[index]) if index >= 0 else ""
+        prompt, attached = split_context(content)
         command = parse_command(prompt, cwd)
         if isinstance(command, Demo):
             if self._demo is None:
@@ -365,11 +383,14 @@ class OfflineModel:
                     yield TextDelta(chunk)
             yield Finish("stop")
             return
+        heard = acknowledgement(attached, cwd)
         if isinstance(command, Reply):
-            for chunk in word_chunks(command.markdown):
+            for chunk in word_chunks(heard + command.markdown):
                 yield TextDelta(chunk)
             yield Finish("stop")
             return
+        for chunk in word_chunks(heard):
+            yield TextDelta(chunk)
         number = prior_tool_call_count(messages)
         for offset, (name, arguments) in enumerate(command.calls, start=1):
             yield ToolCallDelta(call_id(number + offset), name, json_arguments(arguments))

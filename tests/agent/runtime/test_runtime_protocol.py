@@ -443,4 +443,7 @@ async def test_resource_links_reach_the_model_as_text(connect: Connect) -> None:
         sid = await h.new()
         link = ResourceContentBlock(type="resource_link", uri="file:///a/b.py", name="b.py")
         await h.conn.prompt(session_id=sid, prompt=[text_block("look at"), link])
-        assert "resource_link name='b.py' uri='file:///a/b.py'" in h.client.text(sid)
+        assert "attached: `/a/b.py`, linked (not read)." in h.client.text(sid)
+        assert (
+            "[linked file: file:///a/b.py]" in h.agent._sessions[sid].history.messages[0]["content"]
+        )
