@@ -74,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"where the agent's stderr and dsh-tui's own log go (default: {default_log_dir()})",
     )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write every JSON-RPC message of the session, both ways, to FILE as JSONL "
+        "(it holds the conversation and the contents of files the agent reads or writes)",
+    )
     return parser
 
 
@@ -98,7 +106,7 @@ def start_agent(
     """Start the agent now, or say why it cannot start: the app shows that on its failure screen."""
     try:
         spec = LaunchSpec.from_command(
-            args.agent, cwd, new_agent_log(log_dir), args.terminal, allow_dirs
+            args.agent, cwd, new_agent_log(log_dir), args.terminal, allow_dirs, args.record
         )
     except ValueError as error:
         raise SystemExit(f"dsh-tui: --agent {args.agent!r}: {error}") from error
@@ -142,6 +150,10 @@ def run_app(args: argparse.Namespace) -> None:
     log_dir.mkdir(parents=True, exist_ok=True)
     configure_logging(log_dir)
     allow_dirs = tuple(path.expanduser().resolve() for path in args.allow_dir)
+    if args.record is not None:
+        args.record = args.record.expanduser().resolve()
+        if not args.record.parent.is_dir():
+            raise SystemExit(f"dsh-tui: --record {args.record}: no such directory")
     started = start_agent(args, cwd, log_dir, allow_dirs)
     try:
         from tui.terminals import become_subreaper
@@ -162,6 +174,7 @@ def run_app(args: argparse.Namespace) -> None:
                 log_dir,
                 allow_dirs=allow_dirs,
                 resume=args.resume,
+                record=args.record,
                 freeze_heap=True,
                 started=started,
             )

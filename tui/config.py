@@ -25,6 +25,7 @@ class AppConfig:
     theme: str = "textual-dark"
     allow_dirs: tuple[Path, ...] = ()
     resume: str | None = None  # None: new session; "": pick from the list; else a session id
+    record: Path | None = None  # `--record FILE`: the wire as JSONL (tui/connection/recording.py)
     # Freeze the heap once the session is up (tui/heap.py). The CLI sets it; tests leave it
     # off, since a test process runs many apps and would keep every one of them.
     freeze_heap: bool = False

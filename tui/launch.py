@@ -70,6 +70,7 @@ class LaunchSpec:
     terminal: bool = True
     allow_dirs: tuple[Path, ...] = ()
     program: str | None = None
+    record: Path | None = None  # where `--record` writes the wire (tui/connection/recording.py)
 
     @classmethod
     def from_command(
@@ -79,11 +80,12 @@ class LaunchSpec:
         log_path: Path,
         terminal: bool,
         allow_dirs: tuple[Path, ...] = (),
+        record: Path | None = None,
     ) -> LaunchSpec:
         argv = tuple(shlex.split(command))
         if not argv:
             raise ValueError("the agent command is empty")
-        return cls(argv, cwd, log_path, terminal, allow_dirs, find_program(argv[0]))
+        return cls(argv, cwd, log_path, terminal, allow_dirs, find_program(argv[0]), record)
 
     @property
     def command_line(self) -> str:

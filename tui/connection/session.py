@@ -28,6 +28,7 @@ from tui.agent_log import read_tail
 from tui.agent_text import clean, clean_error
 from tui.capabilities import can_list, can_load
 from tui.connection.client import ClientSink, TuiClient
+from tui.connection.recording import Recorder
 from tui.connection.transport import SET_MODEL, InspectingTransport
 from tui.fs import ConfinedFs
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
@@ -223,7 +224,8 @@ async def open_session(
     max_message_bytes: int = MAX_MESSAGE_BYTES,
 ) -> AsyncIterator[AgentConnection]:
     """Spawn the agent (or take `process`, already started from `spec`), negotiate, open a
-    session, and always reap the process on exit. `tap` sees every line on the wire."""
+    session, and always reap the process on exit. `tap` sees every line on the wire; without
+    one, `spec.record` names the file a `Recorder` writes them to."""
     capabilities = client_capabilities(spec.terminal)
     client = TuiClient(
         sink, ConfinedFs([spec.cwd, *spec.allow_dirs]), TerminalManager(default_cwd=spec.cwd)
@@ -232,7 +234,11 @@ async def open_session(
         process = AgentProcess.start(spec)
     async with contextlib.AsyncExitStack() as stack:
         # Unwound in reverse: the connection closes, the agent is reaped, then the terminals
-        # it left are closed, whatever went wrong on the way.
+        # it left are closed and the recording is written out, whatever went wrong on the way.
+        if tap is None and spec.record is not None:
+            recorder = Recorder(spec.record)
+            stack.push_async_callback(asyncio.to_thread, recorder.close)
+            tap = recorder
         stack.push_async_callback(client.terminals.close_all)
         stack.push_async_callback(reap, process)
         reader, writer = await process.attach(STREAM_LIMIT_BYTES)

@@ -1,0 +1,70 @@
+"""Recording the wire: what came in is written as it came, a malformed line as raw text."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
+
+from tui.connection import SessionUpdate, open_session
+from tui.launch import LaunchSpec
+
+HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")
+NOT_JSON = '{"jsonrpc": "2.0", "method": "session/update", oops'
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
+        return None
+
+    def on_unsupported(self, session_id: str, what: str) -> None:
+        self.notes.append(what)
+
+    async def ask_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        raise AssertionError("no permission is asked here")
+
+
+def recorded(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+async def test_a_malformed_line_is_recorded_as_it_came(tmp_path: Path) -> None:
+    script = tmp_path / "hostile.json"
+    big = "x" * 200_000
+    actions = [
+        {"raw": NOT_JSON},
+        {"raw": "42"},
+        {"big": {"bytes": len(big), "text": "x"}},
+        {"stop": "end_turn"},
+    ]
+    script.write_text(json.dumps({"prompts": [actions]}))
+    command = shlex.join([sys.executable, str(HOSTILE_AGENT), str(script)])
+    recording = tmp_path / "wire.jsonl"
+    spec = LaunchSpec.from_command(command, tmp_path, tmp_path / "agent.log", True, (), recording)
+    sink = Sink()
+    async with open_session(spec, sink) as session:
+        await session.prompt("go")
+    lines = recorded(recording)
+    assert lines[0]["dir"] == "out" and lines[0]["msg"]["method"] == "initialize"
+    raw = [line for line in lines if "raw" in line]
+    assert raw == [{"dir": "in", "t": raw[0]["t"], "raw": NOT_JSON}]
+    number = [line for line in lines if line.get("msg") == 42]
+    assert len(number) == 1 and number[0]["dir"] == "in"  # valid JSON, refused, still the wire
+    answers = [line["msg"] for line in lines if line["dir"] == "out" and "error" in line["msg"]]
+    assert [answer["error"]["code"] for answer in answers] == [-32700, -32600]
+    texts = [
+        line["msg"]["params"]["update"]["content"]["text"]
+        for line in lines
+        if isinstance(line.get("msg"), dict) and line["msg"].get("method") == "session/update"
+    ]
+    assert big in texts
+    assert any("not valid JSON" in note for note in sink.notes)
