@@ -42,12 +42,12 @@ from agent.models.config import ModelSettings, build_model, choice_id, model_cho
 from agent.permissions import MODES, Grants, Mode
 from agent.presenter import SessionPresenter
 from agent.tools.procs import JobRegistry
-from agent.translate import SessionUpdate, translate
+from agent.translate import EventUpdate, translate
 
 log = logging.getLogger(__name__)
 
 AnyUpdate: TypeAlias = (
-    SessionUpdate | AvailableCommandsUpdate | CurrentModeUpdate | ConfigOptionUpdate
+    EventUpdate | AvailableCommandsUpdate | CurrentModeUpdate | ConfigOptionUpdate
 )
 Sender: TypeAlias = Callable[[AnyUpdate], Awaitable[None]]
 Asker: TypeAlias = Callable[

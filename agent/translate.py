@@ -43,7 +43,7 @@ from agent.presenter import SessionPresenter
 from agent.tools.base import ToolResult
 from dsh_common.attachments import shown_prompt
 
-SessionUpdate: TypeAlias = (
+EventUpdate: TypeAlias = (
     UserMessageChunk
     | AgentMessageChunk
     | AgentThoughtChunk
@@ -53,7 +53,9 @@ SessionUpdate: TypeAlias = (
     | SessionInfoUpdate
     | UsageUpdate
 )
-"""Every update a session event can become."""
+"""Every update a session event can become: a part of the SDK's union of session updates
+(`SessionNotification.update`), which the connection takes whole; mode, config and command
+updates are session chrome, sent by `agent.session` beside the events."""
 
 _NOTICE_LABELS = {"info": "Note", "warning": "Warning", "error": "Error"}
 
@@ -70,7 +72,7 @@ def _text(text: str) -> TextContentBlock:
 
 def translate(
     event: Event, presenter: SessionPresenter, *, include_user: bool = True
-) -> list[SessionUpdate]:
+) -> list[EventUpdate]:
     """The updates one event shows; bookkeeping events (turn and step bounds) show nothing."""
     match event:
         case UserMessage():
@@ -110,7 +112,7 @@ def translate(
             assert_never(event)
 
 
-def replay(events: Iterable[Event], cwd: str, terminal_cards: bool) -> list[SessionUpdate]:
+def replay(events: Iterable[Event], cwd: str, terminal_cards: bool) -> list[EventUpdate]:
     """A whole log's updates for `session/load`, through a throwaway presenter.
 
     Throwaway, so a call of the log never lingers in the live session's presenter; the
@@ -120,4 +122,4 @@ def replay(events: Iterable[Event], cwd: str, terminal_cards: bool) -> list[Sess
     return [update for event in events for update in translate(event, presenter)]
 
 
-__all__ = ["SessionUpdate", "notice_markdown", "replay", "translate"]
+__all__ = ["EventUpdate", "notice_markdown", "replay", "translate"]
