@@ -134,6 +134,11 @@ def _text(block: TextBlock) -> ContentToolCallContent:
 DURATION_META_KEY = "dsh.duration_ms"
 """The `_meta` key on a final terminal update: how long the command ran (wire contract §4)."""
 
+NOT_RUN_META_KEY = "dsh.not_run"
+"""The `_meta` key on a final update, `true` for a command that never started (rejected,
+refused or cancelled before it ran): a replayed card can then say "not run" as the live one,
+whose client saw the rejection, did."""
+
 LINE_META_KEY = "dsh.line"
 """The `_meta` key on a `diff` block carrying its start lines (wire contract §6)."""
 
@@ -261,16 +266,19 @@ def result_update(
                 status=status,
                 title=view.title,  # result titles are not relativized
                 content=None if view.content is None else [_text(b) for b in view.content],
+                # Only a terminal card has a pane to say it; the fallback card is text only.
+                field_meta={NOT_RUN_META_KEY: True} if view.not_run and terminal_cards else None,
             )
         case TerminalResultView():
             output = view.output or ""
             if not terminal_cards:
+                text = output if view.headline is None else f"{view.headline}\n{output}"
                 return ToolCallProgress(
                     session_update="tool_call_update",
                     tool_call_id=tool_call_id,
                     status=status,
                     title=view.title,
-                    content=[_text(TextBlock(fence_console(output)))],
+                    content=[_text(TextBlock(fence_console(text)))],
                 )
             meta: dict[str, Any] = {}
             data = unstreamed_tail(output, streamed)

@@ -125,6 +125,7 @@ class GenericResultView:
     card: Literal["generic"]
     title: str | None = None
     content: tuple[TextBlock, ...] | None = None
+    not_run: bool = False  # a command that never started (rejected, refused, cancelled first)
 
     def __post_init__(self) -> None:
         _check_card(self, "generic")
@@ -140,6 +141,9 @@ class TerminalResultView:
     exit_code: int | None = None
     signal: str | None = None
     duration_ms: int | None = None  # how long the command ran, as measured when it ran
+    # A line the text fallback starts with ("Error: command aborted"); a pane says it with its
+    # exit badge instead.
+    headline: str | None = None
 
     def __post_init__(self) -> None:
         _check_card(self, "terminal")

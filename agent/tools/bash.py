@@ -28,6 +28,7 @@ from agent.tools.base import (
     arg_bool,
     arg_int,
     arg_str,
+    error_text,
     require_str,
 )
 from agent.tools.procs import (
@@ -538,19 +539,32 @@ class BashTool:
             parsed = _bash_args(args)
         except ToolArgsError:
             return None
-        if parsed.background or result.is_error:
+        output = result.output
+        aborted = error_text(ABORTED) + "\n"
+        if parsed.background or (result.is_error and not output.startswith(aborted)):
             # No terminal to show: the tool fences its own text, and there is no exit badge.
+            # An error here means the command never started: rejected, refused, cancelled
+            # before it ran, or a bad workdir.
             return GenericResultView(
-                card="generic", content=(TextBlock(fence_console(result.output)),)
+                card="generic",
+                content=(TextBlock(fence_console(output)),),
+                not_run=result.is_error and not parsed.background,
             )
-        status = parse_exit_status(result.output)
+        headline = None
+        if result.is_error:
+            # Aborted while it ran: the pane shows how it ended (the kill) and for how long,
+            # as for any other end, so a replay shows what the live card showed.
+            output = output.removeprefix(aborted)
+            headline = error_text(ABORTED)
+        status = parse_exit_status(output)
         duration = result.meta.get("duration_ms") if isinstance(result.meta, dict) else None
         return TerminalResultView(
             card="terminal",
-            output=result.output,
+            output=output,
             exit_code=status.exit_code,
             signal=status.signal,
             duration_ms=duration if isinstance(duration, int) else None,
+            headline=headline,
         )
 
     async def execute(self, args: Mapping[str, object], ctx: ToolContext) -> ToolResult:
@@ -580,6 +594,6 @@ class BashTool:
         if run.aborted:
             # The output so far goes with the error: the user saw it scroll (or, without live
             # output, sees it only here), and the model should know how far it got.
-            return ToolResult.error(f"{ABORTED}\n{run.text}")
+            return ToolResult.error(f"{ABORTED}\n{run.text}", meta={"duration_ms": duration_ms})
         # The run's duration is logged with the result, so a replayed card shows the same one.
         return ToolResult(run.text, meta={"duration_ms": duration_ms})

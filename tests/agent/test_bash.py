@@ -169,7 +169,9 @@ def test_present_result_reads_the_logged_duration() -> None:
 def test_present_result_errors_and_background_are_fenced() -> None:
     assert bash.present_result(run_args("x"), ToolResult.error("command aborted")) == (
         GenericResultView(
-            card="generic", content=(TextBlock("```console\nError: command aborted\n```"),)
+            card="generic",
+            content=(TextBlock("```console\nError: command aborted\n```"),),
+            not_run=True,  # aborted before it started
         )
     )
     ack = ToolResult("started background task bash-1\n")
@@ -269,7 +271,7 @@ async def test_cancel_aborts_and_kills_the_group(tmp_path: Path) -> None:
     result = await bash.execute(run_args(f"sleep 60 & echo $! > {pid_file}; wait"), ctx)
     await canceller
     aborted = "Error: command aborted\n(no output)\n[killed by signal: SIGTERM]"
-    assert result == ToolResult(aborted, True)
+    assert untimed(result) == ToolResult(aborted, True)
     assert await wait_dead([int(pid_file.read_text())]) == []
 
 

@@ -274,9 +274,15 @@ async def test_a_cancelled_commands_partial_output_is_sent_with_the_aborted_resu
             done = [u for u in updates([message], "tool_call_update") if "status" in u]
             final = done[0] if done else final
     assert final["status"] == "failed"
+    live = [u for u in updates(seen, "tool_call_update") if "terminal_output" in u.get("_meta", {})]
+    assert bool(live) == ("_meta" in capabilities)  # streamed only under the convention
+    if live:  # the pane has the output; the final update says how the command ended
+        assert "content" not in final
+        assert final["_meta"]["terminal_exit"]["signal"] == "SIGTERM"
+        streamed = "".join(u["_meta"]["terminal_output"]["data"] for u in live)
+        assert streamed.startswith("1\n2\n3\n") and "\n400\n" in streamed
+        return
     [block] = final["content"]
     text = block["content"]["text"]
     assert text.startswith("```console\nError: command aborted\n1\n2\n3\n")
     assert "\n400\n" in text
-    live = [u for u in updates(seen, "tool_call_update") if "terminal_output" in u.get("_meta", {})]
-    assert bool(live) == ("_meta" in capabilities)  # streamed only under the convention
