@@ -176,7 +176,9 @@ class TimedPanel(DiffPanel):
         return strip
 
 
-class TimedStatic(Static):
+class FirstPaint(Widget):
+    """Notes when the first line is drawn (mixed in before the widget class it times)."""
+
     painted_at: float | None = None
 
     def render_line(self, y: int) -> Strip:
@@ -186,14 +188,12 @@ class TimedStatic(Static):
         return strip
 
 
-class TimedTextArea(TextArea):
-    painted_at: float | None = None
+class TimedStatic(FirstPaint, Static):
+    pass
 
-    def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        if self.painted_at is None:
-            self.painted_at = time.perf_counter()
-        return strip
+
+class TimedTextArea(FirstPaint, TextArea):
+    pass
 
 
 class Host(App[None]):

@@ -25,7 +25,6 @@ character for Python), so this bounds one block to ~25 ms."""
 TokenSpans: TypeAlias = tuple[tuple[int, int, tuple[str, ...]], ...]
 """Per line: (start, end, Pygments token type as a tuple such as ("Keyword", "Constant"))."""
 
-
 _SHEBANGS = {
     "python": "python",
     "python3": "python",

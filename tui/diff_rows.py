@@ -94,7 +94,7 @@ def _equal_row(block: Equal, k: int, split: bool) -> Row:
     return LineRow("context", old_no, new_no, block.new, j)
 
 
-def _change_line(block: ChangedLines, new_side: bool, rel: int) -> LineRow:
+def _changed_line(block: ChangedLines, new_side: bool, rel: int) -> LineRow:
     changes = block.changes_of(new_side, rel)
     if new_side:
         j = block.new_start + rel
@@ -103,16 +103,16 @@ def _change_line(block: ChangedLines, new_side: bool, rel: int) -> LineRow:
     return LineRow("removed", block.old.number(i), None, block.old, i, changes)
 
 
-def _change_row(block: ChangedLines, k: int, split: bool) -> Row:
+def _changed_row(block: ChangedLines, k: int, split: bool) -> Row:
     if split:
         left, right = block.split_row(k)
         return SplitRow(
-            None if left is None else _change_line(block, False, left),
-            None if right is None else _change_line(block, True, right),
+            None if left is None else _changed_line(block, False, left),
+            None if right is None else _changed_line(block, True, right),
         )
     if k < block.old_count:
-        return _change_line(block, False, k)
-    return _change_line(block, True, k - block.old_count)
+        return _changed_line(block, False, k)
+    return _changed_line(block, True, k - block.old_count)
 
 
 class RowLayout:
@@ -170,7 +170,7 @@ class RowLayout:
         if isinstance(block, Equal):
             return _equal_row(block, k, self.split)
         if isinstance(block, ChangedLines):
-            return _change_row(block, k, self.split)
+            return _changed_row(block, k, self.split)
         if isinstance(block, Fold):
             return FoldRow(block, file)
         return GapRow(file, block.between)

@@ -22,7 +22,6 @@ INTRALINE_MAX_CHANGED = 0.65
 """Lines whose changed share exceeds this are simply different: no word highlights."""
 
 Ranges: TypeAlias = tuple[tuple[int, int], ...]
-
 """Character ranges (start, end) within one line."""
 
 
