@@ -38,7 +38,14 @@ from agent.events import Event, ToolFinished
 from agent.history import History
 from agent.log import LogError, SessionLog
 from agent.models.base import Model
-from agent.models.config import ModelSettings, build_model, choice_id, model_choices, switch
+from agent.models.config import (
+    UNAVAILABLE_META_KEY,
+    ModelSettings,
+    build_model,
+    choice_id,
+    model_choices,
+    switch,
+)
 from agent.permissions import MODES, Grants, Mode
 from agent.presenter import SessionPresenter
 from agent.tools.procs import JobRegistry
@@ -309,7 +316,13 @@ class AgentSession:
             type="select",
             current_value=choice_id(self.model_settings),
             options=[
-                SessionConfigSelectOption(value=c.id, name=c.name, description=c.description)
+                SessionConfigSelectOption(
+                    value=c.id,
+                    name=c.name,
+                    description=c.description,
+                    # Why the model cannot answer yet, for a picker to mark it (README).
+                    field_meta={UNAVAILABLE_META_KEY: c.unavailable} if c.unavailable else None,
+                )
                 for c in model_choices(self.configured)
             ],
         )

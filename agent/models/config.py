@@ -43,6 +43,8 @@ from agent.models.scripted import ScriptedModel, bundled_scenario, load_scenario
 Provider: TypeAlias = Literal["offline", "deepseek", "openai", "scripted"]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
 DEEPSEEK_MODELS = ("deepseek-chat", "deepseek-reasoner")
+UNAVAILABLE_META_KEY = "dsh.unavailable"
+"""The `_meta` key on a model select value that cannot answer yet: why, as a short phrase."""
 _FILE_KEYS = frozenset({"provider", "model", "base_url", "api_key", "scenario"})
 
 
@@ -65,12 +67,17 @@ class ModelSettings:
 
 @dataclass(frozen=True, slots=True)
 class ModelChoice:
-    """One entry of the session's model select (an ACP config option value)."""
+    """One entry of the session's model select (an ACP config option value).
+
+    `unavailable` says why the model cannot answer yet ("needs DEEPSEEK_API_KEY"), so a
+    picker can mark it before the user sends a prompt to it; None when it can.
+    """
 
     id: str
     name: str
     description: str
     settings: ModelSettings
+    unavailable: str | None = None
 
 
 def default_config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -263,7 +270,6 @@ def model_choices(configured: ModelSettings) -> list[ModelChoice]:
     Always pass the settings resolved at startup, not the current ones, so the configured
     model stays in the list after switching away from it.
     """
-    key_note = "" if configured.deepseek_api_key else " (needs DEEPSEEK_API_KEY)"
     offline = "No model: drive the tools by hand (type help)"
     choices = [ModelChoice("offline", "Offline", offline, ModelSettings())]
     for name in DEEPSEEK_MODELS:
@@ -273,13 +279,27 @@ def model_choices(configured: ModelSettings) -> list[ModelChoice]:
             api_key=configured.deepseek_api_key,
             deepseek_api_key=configured.deepseek_api_key,
         )
-        choices.append(ModelChoice(name, name, f"DeepSeek API{key_note}", deepseek))
+        missing = unavailable(deepseek)
+        description = "DeepSeek API" + (f" ({missing})" if missing else "")
+        choices.append(ModelChoice(name, name, description, deepseek, missing))
     current = choice_id(configured)
     if all(choice.id != current for choice in choices):
         where = configured.scenario if configured.provider == "scripted" else configured.base_url
         description = f"{configured.provider} at {where}" if where else configured.provider
-        choices.append(ModelChoice(current, current, description, configured))
+        missing = unavailable(configured)
+        if missing:
+            description += f" ({missing})"
+        choices.append(ModelChoice(current, current, description, configured, missing))
     return choices
+
+
+def unavailable(settings: ModelSettings) -> str | None:
+    """Why a model with these settings cannot answer yet, or None when it can: DeepSeek
+    refuses every request without a key. (An OpenAI-compatible server's key is optional: a
+    local server takes none.)"""
+    if settings.provider == "deepseek" and not settings.api_key:
+        return "needs DEEPSEEK_API_KEY"
+    return None
 
 
 def switch(configured: ModelSettings, choice: str) -> ModelSettings:
