@@ -149,6 +149,10 @@ def test_directories_come_first_within_a_tier() -> None:
     ]
 
 
+def test_a_directory_matched_only_across_its_path_does_not_lead() -> None:
+    assert ranked(["xa/ya/za/", "x/y/z.py"], "xyz") == ["x/y/z.py", "xa/ya/za/"]
+
+
 def test_segment_starts_and_runs_win_among_scattered_matches() -> None:
     assert ranked(["tests/xmxpx.py", "tui/mentions/parse.py"], "tmp")[0] == (
         "tui/mentions/parse.py"

@@ -5,7 +5,7 @@ fzf or VS Code's quick open. Ranking, first key to last:
 
 1. a tier: the basename equals the query (ignoring its extension), starts with it, contains
    it, holds it as a subsequence; then the whole path contains it; then any subsequence;
-2. directories before files within a tier (so `@src` offers `src/` first);
+2. directories before files within a basename tier (so `@src` offers `src/` first);
 3. a fine score: matched characters at segment starts (after `/`, `_`, `-`, `.`, a space,
    or a lower-to-upper case change) and consecutive runs earn points, gaps cost them;
 4. shorter paths, then the index's order (shallower first, then alphabetical).
@@ -29,6 +29,7 @@ from functools import lru_cache
 from tui.mentions.index import PathIndex
 
 DEFAULT_LIMIT = 50
+_BASENAME_TIERS = 3  # tiers 3 to 6 matched in the basename, 1 and 2 only across the path
 _SEPARATORS = frozenset("/_-. ")
 
 
@@ -107,7 +108,10 @@ class FuzzyMatcher:
         tier, positions = _locate(lowered, base, end, needle)
         fine = _fine_score(path, positions)
         # Higher is better; the last resort is index order (alphabetical within a depth).
-        return (tier, is_dir, fine, -len(path), -position), position, positions
+        # Directories lead only where the basename matched: in a scattered match over the
+        # whole path, being a directory says nothing about being wanted.
+        lead = is_dir and tier >= _BASENAME_TIERS
+        return (tier, lead, fine, -len(path), -position), position, positions
 
 
 def _hits(lowered: tuple[str, ...], pool: Iterable[int], needle: str) -> list[int]:
