@@ -8,12 +8,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock, TextContentBlock
+from acp.schema import (
+    EmbeddedResourceContentBlock,
+    InitializeResponse,
+    ResourceContentBlock,
+    TextContentBlock,
+)
 
 from bench.bench_mentions import make_tree
 from dsh_common.attachments import AttachedFile
 from tui.fs import ConfinedFs
-from tui.mentions.blocks import build_prompt
+from tui.mentions.blocks import build_prompt, embeds_context
 from tui.mentions.fuzzy import FuzzyMatcher
 from tui.mentions.index import PathIndex, build_index
 from tui.mentions.parse import complete, find_mentions, mention_at, mention_text
@@ -314,3 +319,14 @@ def test_paths_outside_the_workspace_and_missing_files_attach_nothing(
         "@gone.py: no such file: not attached",
     ]
     assert prepared.shown == text
+
+
+def test_embedded_context_is_used_only_when_the_agent_advertised_it() -> None:
+    def init(caps: dict[str, object] | None) -> InitializeResponse:
+        return InitializeResponse.model_validate({"protocolVersion": 1, "agentCapabilities": caps})
+
+    assert embeds_context(init({"promptCapabilities": {"embeddedContext": True}}))
+    assert not embeds_context(init({"promptCapabilities": {"embeddedContext": False}}))
+    assert not embeds_context(init({}))
+    assert not embeds_context(init(None))
+    assert not embeds_context(None)

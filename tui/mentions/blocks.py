@@ -24,6 +24,7 @@ from typing import TypeAlias
 
 from acp.schema import (
     EmbeddedResourceContentBlock,
+    InitializeResponse,
     ResourceContentBlock,
     TextContentBlock,
     TextResourceContents,
@@ -51,6 +52,14 @@ class PreparedPrompt:
     notices: list[str] = field(default_factory=list)
     attached: list[AttachedFile] = field(default_factory=list)
     shown: str = ""
+
+
+def embeds_context(init: InitializeResponse | None) -> bool:
+    """Whether the agent's `initialize` answer advertised `promptCapabilities.embeddedContext`
+    (the spec's default is false)."""
+    caps = init.agent_capabilities if init is not None else None
+    prompt = caps.prompt_capabilities if caps is not None else None
+    return bool(prompt is not None and prompt.embedded_context)
 
 
 def build_prompt(
@@ -131,4 +140,4 @@ def _kb(size: int) -> str:
     return f"{(size + 1023) // 1024} KB"
 
 
-__all__ = ["MAX_EMBEDDED_BYTES", "PreparedPrompt", "PromptBlock", "build_prompt"]
+__all__ = ["MAX_EMBEDDED_BYTES", "PreparedPrompt", "PromptBlock", "build_prompt", "embeds_context"]

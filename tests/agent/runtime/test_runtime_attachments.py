@@ -17,7 +17,7 @@ from acp.schema import ClientCapabilities, InitializeResponse
 from runtime_support import Connect, RecordingClient
 
 from tui.fs import ConfinedFs
-from tui.mentions.blocks import PreparedPrompt, build_prompt
+from tui.mentions.blocks import PreparedPrompt, build_prompt, embeds_context
 
 REPO = Path(__file__).resolve().parents[3]
 PROMPT = "compare @src/app.py with @notes.md"
@@ -53,8 +53,7 @@ def files(workspace: Path) -> None:
 def prepare(
     workspace: Path, init: InitializeResponse, *, embedded: bool | None = None
 ) -> PreparedPrompt:
-    caps = init.agent_capabilities
-    advertised = bool(caps and caps.prompt_capabilities.embedded_context)
+    advertised = embeds_context(init)
     return build_prompt(
         PROMPT,
         workspace,
@@ -73,6 +72,7 @@ async def test_two_mentions_arrive_as_embedded_resources_and_are_acknowledged(
 ) -> None:
     files(workspace)
     async with agent(tmp_path) as (conn, client, init):
+        assert embeds_context(init)
         prepared = prepare(workspace, init)
         assert [block.type for block in prepared.blocks] == ["text", "resource", "resource"]
         sid = (await conn.new_session(cwd=str(workspace))).session_id
