@@ -108,9 +108,10 @@ class MentionMenu(Static):
         """The prompt's text and cursor offset changed: show the matches for the mention
         under the cursor, or hide."""
         at = mention_at(text, cursor)
+        if at == self._at and text == self._text:
+            return  # a cursor move inside the same word, or the second of Changed/Selection
         opening = at is not None and self._at is None
-        if at != self._at or text != self._text:
-            self.highlighted = 0
+        self.highlighted = 0
         self._text, self._at = text, at
         if opening and self._clock() - self._built_at > REINDEX_AFTER_S:
             self.reindex()
