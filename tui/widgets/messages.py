@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+from textual.await_complete import AwaitComplete
 from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
 
 from tui.sanitize import sanitize_text
 
@@ -30,74 +32,92 @@ class PlainBlock(Static):
 
 
 class StreamingMarkdown(Markdown):
-    """Markdown that batches streamed chunks: one re-render per flush, never one per chunk.
+    """Markdown fed through Textual's `MarkdownStream`, which joins the chunks that arrive while
+    an append is drawn, so a fast stream costs one re-render per batch, not one per chunk.
 
-    Only the first MARKDOWN_MAX_CHARS characters go to the Markdown parser, and only the first
-    DISPLAY_MAX_CHARS are shown at all, so the cost of a flush is bounded by its batch, not by
-    the message: a 60 MB chunk or 100,000 small ones keep the event loop (and quit) responsive.
-    Textual's own `Markdown.get_stream()` batches the same way but appends everything, so it
-    has the same cost per append on one long paragraph.
+    Each append re-parses the message's last block, so one long paragraph would cost its whole
+    length per batch (bench/bench_flood.py). The stream's appends therefore land in `append`
+    below, which hands only the first MARKDOWN_MAX_CHARS characters to the Markdown parser,
+    shows the rest as plain pieces and cuts the display at DISPLAY_MAX_CHARS: the cost of a
+    batch is bounded by the batch, and a 60 MB chunk or 100,000 small ones keep the event
+    loop (and quit) responsive.
     """
 
     def __init__(self, text: str = "", **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self._pending: list[str] = [text] if text else []
-        self._flushing = False
-        self._ready = False
-        self._taken = 0  # characters handed to the display so far (Markdown, plain, or cut)
+        self._stream: MarkdownStream | None = None
+        self._unsent: list[str] = [text] if text else []
+        self._feeding = False
+        self._written = 0  # characters handed to the stream
+        self._taken = 0  # characters the stream handed back to `append` (shown, plain or cut)
+        self._drawn = 0  # characters whose append has finished
+        self._closed = False
         self._plain: list[str] = []  # the text of each plain piece, in order
         self._plain_block: PlainBlock | None = None
         self._marker: PlainBlock | None = None
 
     def on_mount(self) -> None:
-        # `is_mounted` turns true only after this handler; a chunk arriving in between
-        # must still be flushed, so readiness is tracked here.
-        self._ready = True
-        if self._pending:
+        # Markdown's own mount handler has drawn the empty document by now; a chunk that
+        # arrived before this handler waits in `_unsent` until here.
+        self._stream = self.get_stream(self)
+        if self._unsent:
             self._schedule()
 
+    async def on_unmount(self) -> None:
+        # The stream's task holds this widget: end it with the widget (a pruned message).
+        self._closed = True
+        if self._stream is not None:
+            await self._stream.stop()
+
     def add_text(self, text: str) -> None:
-        self._pending.append(text)
-        if self._ready:
+        self._unsent.append(text)
+        if self._stream is not None:
             self._schedule()
 
     def _schedule(self) -> None:
-        if not self._flushing:
-            self._flushing = True
-            self.call_later(self._flush)
+        if not self._feeding:
+            self._feeding = True
+            self.call_later(self._feed)
 
-    async def _flush(self) -> None:
-        """Show everything pending, then wait a frame so the next batch is bigger: each
-        append re-renders the last block, so fewer, larger appends keep a fast stream cheap."""
-        try:
-            while self._pending and self.is_attached:
-                batch = "".join(self._pending)
-                self._pending.clear()
-                await self._show(batch)
-                if self._pending:
-                    await asyncio.sleep(FRAME_S)
-        finally:
-            self._flushing = False
-        # The new height must reach the transcript's arrangement: under load a message that
-        # grew off screen was seen laid out at its old height (0 rows) once scrolled to.
-        if self.parent is not None and self.is_attached:
-            self.parent.refresh(layout=True)
+    async def _feed(self) -> None:
+        """Hand everything added since the last feed to the stream in one write."""
+        self._feeding = False
+        text = "".join(self._unsent)
+        self._unsent.clear()
+        if text and self._stream is not None and not self._closed:
+            self._written += len(text)
+            await self._stream.write(text)
+
+    def append(self, markdown: str) -> AwaitComplete:
+        """Take one batch from the stream: Markdown, plain pieces or the cut."""
+        return AwaitComplete(self._show(markdown))
 
     async def _show(self, batch: str) -> None:
         """Split a batch between Markdown, plain pieces and the cut; sanitise only what shows."""
+        if self._closed:
+            return
         start = self._taken
         self._taken += len(batch)
+        size = len(batch)
         markdown_max = min(MARKDOWN_MAX_CHARS, DISPLAY_MAX_CHARS)
         if start < markdown_max:
             head = batch[: markdown_max - start]
-            await self.append(sanitize_text(head))
+            await super().append(sanitize_text(head))
             batch, start = batch[len(head) :], start + len(head)
         if batch and start < DISPLAY_MAX_CHARS:
             shown = batch[: DISPLAY_MAX_CHARS - start]
             await self._add_plain(sanitize_text(shown))
-            batch = batch[len(shown) :]
         if self._taken > DISPLAY_MAX_CHARS:
             await self._mark_truncated(self._taken - DISPLAY_MAX_CHARS)
+        self._drawn += size
+        if self._drawn < self._written:
+            # More is waiting: a frame's pause lets the stream's next batch grow, and each
+            # append re-renders the last block, so fewer, larger appends keep a fast stream cheap.
+            await asyncio.sleep(FRAME_S)
+        elif self.parent is not None and self.is_attached:
+            # The new height must reach the transcript's arrangement: under load a message
+            # that grew off screen was seen laid out at its old height (0 rows) once scrolled to.
+            self.parent.refresh(layout=True)
 
     async def _add_plain(self, text: str) -> None:
         """Fill the last plain piece, then start new ones: a redraw costs one piece at most."""
@@ -137,7 +157,8 @@ class StreamingMarkdown(Markdown):
 
     @property
     def is_streaming(self) -> bool:
-        return self._flushing or bool(self._pending)
+        """Whether text was added that is not drawn yet."""
+        return bool(self._unsent) or self._drawn < self._written
 
 
 class UserMessage(Static):
