@@ -12,27 +12,14 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from rich.console import Console
-from rich.markdown import Markdown as RichMarkdown
-from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tui.sanitize import sanitize_text
 from tui.state import Conversation
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.tool_card import (
-    CODE_THEME,
-    TEXT_MAX_ROWS,
-    CardText,
-    ToolCard,
-    card_markdown,
-    hard_line_breaks,
-)
+from tui.widgets.tool_card import TEXT_MAX_ROWS, CardText, ToolCard
 
 
 class Host(App[None]):
@@ -126,37 +113,6 @@ async def test_clicking_the_header_collapses_the_body() -> None:
         assert not card.collapsed and "first" in face_text(card)
 
 
-def rendered(renderable: object, width: int) -> list[str]:
-    console = Console(width=width, color_system="truecolor", force_terminal=True)
-    with console.capture() as capture:
-        console.print(renderable)
-    # Markdown pads its paragraphs with unstyled blanks; Textual pads every line the same way.
-    return [line.rstrip(" ") for line in capture.get().splitlines()]
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    source=st.text(
-        alphabet=st.sampled_from(list("ab cd-1.)+=\n\r\t`*_#[]<>|~\\&!é漢:/()")), max_size=60
-    ),
-    width=st.integers(min_value=4, max_value=30),
-)
-def test_plain_text_skips_markdown_only_when_the_result_is_the_same(
-    source: str, width: int
-) -> None:
-    shown = card_markdown(source)
-    if isinstance(shown, Text):
-        slow = RichMarkdown(hard_line_breaks(sanitize_text(source)), code_theme=CODE_THEME)
-        assert rendered(shown, width) == rendered(slow, width)
-
-
-def test_markdown_still_renders_markdown() -> None:
-    assert isinstance(card_markdown("**bold**"), RichMarkdown)
-    assert isinstance(card_markdown("- item"), RichMarkdown)
-    assert isinstance(card_markdown("```console\n$ ls\n```"), RichMarkdown)
-    assert isinstance(card_markdown("Read 12 lines from a.py"), Text)
-
-
 async def test_a_simple_card_becomes_a_container_when_a_diff_arrives() -> None:
     app = Host()
     async with app.run_test(size=(80, 40)) as pilot:
@@ -178,46 +134,6 @@ async def test_a_simple_card_becomes_a_container_when_a_diff_arrives() -> None:
         app.update(content=[text("Undone.")])
         await pilot.pause()
         assert [type(child) for child in card.children] == [Static]
-
-
-def test_line_breaks_never_show_a_backslash() -> None:
-    """The hard-break `\\` goes only where a paragraph goes on: not into code, fenced or
-    indented, nor onto a heading, a table row, a rule, or a line a list item or quote ends."""
-    source = "\n".join(
-        [
-            "# Results",
-            "two lines",
-            "of text",
-            "- item a",
-            "- item b",
-            "> quoted",
-            "",
-            "| a | b |",
-            "|---|---|",
-            "| 1 | 2 |",
-            "",
-            "---",
-            "after the rule",
-            "",
-            "    indented code",
-            "    more code",
-            "```",
-            "fenced",
-            "code",
-            "```",
-            "~~~",
-            "tilde",
-            "~~~",
-        ]
-    )
-    plain = Console(width=60, color_system=None, record=True)
-    plain.print(card_markdown(source))
-    shown = plain.export_text()
-    assert "\\" not in shown
-    lines = [line.strip() for line in shown.splitlines()]
-    assert "two lines" in lines and "of text" in lines  # still a hard break between them
-    for kept in ("indented code", "more code", "fenced", "tilde", "after the rule"):
-        assert kept in shown
 
 
 async def test_a_read_result_shows_its_lines_not_the_path_and_type_envelope() -> None:
