@@ -233,14 +233,14 @@ async def open_session(
     if process is None:
         process = AgentProcess.start(spec)
     async with contextlib.AsyncExitStack() as stack:
-        # Unwound in reverse: the connection closes, the agent is reaped, then the terminals
-        # it left are closed and the recording is written out, whatever went wrong on the way.
+        # Unwound in reverse: the connection closes, the recording is written out, the agent
+        # is reaped, then the terminals it left are closed, whatever went wrong on the way.
+        stack.push_async_callback(client.terminals.close_all)
+        stack.push_async_callback(reap, process)
         if tap is None and spec.record is not None:
             recorder = Recorder(spec.record)
             stack.push_async_callback(asyncio.to_thread, recorder.close)
             tap = recorder
-        stack.push_async_callback(client.terminals.close_all)
-        stack.push_async_callback(reap, process)
         reader, writer = await process.attach(STREAM_LIMIT_BYTES)
         transport = InspectingTransport(
             reader, writer, watcher=client, max_message_bytes=max_message_bytes, tap=tap
