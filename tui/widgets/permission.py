@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
 PREVIEW_LINES = 8
 # Below this many screen rows the panel is compact: a few preview lines, no spacer row, so a
 # question at 80×24 leaves the transcript room (and the plan folds, tui/widgets/plan.py).
-COMPACT_BELOW_ROWS = 32
+COMPACT_BELOW_ROWS = 30
 COMPACT_PREVIEW_LINES = 2  # and a third that says how many more
 # The agent's option kinds in a word each, for an options row too narrow for their names.
 SHORT_LABELS = {
