@@ -1,55 +1,131 @@
-"""A small picker: one choice from a list, dismissed with its value (or None on Esc)."""
+"""A small picker: one choice from a list, dismissed with its value (or None on Esc).
+
+A row is one line, never wrapped: its label, then a dim note (a model's description), or,
+for a choice that cannot work yet, the row dimmed and `⚠ why` (a model whose key is missing,
+which the agent says in the option's `_meta["dsh.unavailable"]`). The picker's keys are in
+its own footer, in place of the app's, whose keys act on the screen behind it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Footer, OptionList
 from textual.widgets.option_list import Option
 
-KEYS = "↑↓ move · enter choose · esc close"
+from tui.sanitize import clean_line
+
+UNAVAILABLE_META_KEY = "dsh.unavailable"
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    label: str
+    note: str | None = None  # shown dim after the label
+    warning: str | None = None  # why it cannot work yet: the row is dimmed and says so
+
+
+def select_option_choices(option: Any) -> list[Choice]:
+    """A select config option's values, its groups flattened in order, each with its
+    description as the note and the agent's reason it cannot work yet, if any, as the
+    warning. Both are agent text, so each is made one safe line here."""
+    choices = []
+    for group in option.options:
+        for item in getattr(group, "options", [group]):
+            description = getattr(item, "description", None)
+            meta = getattr(item, "field_meta", None) or {}
+            reason = meta.get(UNAVAILABLE_META_KEY) if isinstance(meta, dict) else None
+            choices.append(
+                Choice(
+                    str(item.value),
+                    str(item.name),
+                    clean_line(description) if isinstance(description, str) else None,
+                    clean_line(reason) if isinstance(reason, str) and reason else None,
+                )
+            )
+    return choices
+
+
+def row_text(choice: Choice, current: bool) -> Text:
+    """`● name  note`, or `  name  ⚠ why` dimmed; plain text, since agent text as markup
+    would run `[@click=...]`."""
+    text = Text("● " if current else "  ")
+    text.append(choice.label, style="dim" if choice.warning else "")
+    if choice.warning:
+        text.append(f"  ⚠ {choice.warning}", style="yellow")
+    elif choice.note:
+        text.append(f"  {choice.note}", style="dim")
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
 
 
 class ChoiceScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "dismiss_none", "Close")]
+    BINDINGS = [
+        # Priority, so the footer shows them over the list's own (hidden) bindings of the
+        # same keys; they do what the list would.
+        Binding("down", "move(1)", "Move", key_display="↑↓", priority=True),
+        Binding("enter", "choose", "Choose", priority=True),
+        Binding("up", "move(-1)", "Move", show=False, priority=True),
+        Binding("escape", "dismiss_none", "Close"),
+    ]
     DEFAULT_CSS = """
     ChoiceScreen { align: center middle; }
-    ChoiceScreen > OptionList { text-wrap: nowrap; text-overflow: ellipsis; }
-    ChoiceScreen > #keys { width: 60; height: 1; padding: 0 1; color: $text-muted; }
     ChoiceScreen > OptionList {
         width: 60;
         max-height: 20;
         border: round $accent;
         border-title-style: bold;
         background: $surface;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
-    def __init__(self, title: str, choices: list[tuple[str, str]], current: str | None) -> None:
+    def __init__(
+        self, title: str, choices: Sequence[tuple[str, str] | Choice], current: str | None
+    ) -> None:
         super().__init__()
-        self.choices = choices
+        self.choices = [
+            choice if isinstance(choice, Choice) else Choice(*choice) for choice in choices
+        ]
         self.current = current
         self.title_text = title
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(("● " if value == self.current else "  ") + label, id=value)
-            for value, label in self.choices
+            Option(row_text(choice, choice.value == self.current), id=choice.value)
+            for choice in self.choices
         ]
-        # Labels are agent text (model names, session titles), cleaned where they came in
-        # (tui/agent_text.py); shown as plain text, since markup would run `[@click=...]`.
         menu = OptionList(*options, markup=False)
         menu.border_title = self.title_text
-        values = [value for value, _ in self.choices]
+        values = [choice.value for choice in self.choices]
         if self.current in values:
             menu.highlighted = values.index(self.current)
         yield menu
-        # The picker's keys, on one row under it (the footer lists the app's).
-        yield Static(KEYS, id="keys")
+        yield Footer(show_command_palette=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
+
+    def action_move(self, step: int) -> None:
+        menu = self.query_one(OptionList)
+        if step > 0:
+            menu.action_cursor_down()
+        else:
+            menu.action_cursor_up()
+
+    def action_choose(self) -> None:
+        menu = self.query_one(OptionList)
+        if menu.highlighted is not None:
+            self.dismiss(menu.get_option_at_index(menu.highlighted).id)
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
