@@ -8,7 +8,8 @@ shown take the same path (`client.TuiClient`).
 * `transport`: NDJSON on the agent's pipes, the shared line guard, the look at each message;
 * `wire`: checks on raw messages (parameters the SDK would default, parts it would drop);
 * `client`: the ACP client object (updates, fs, terminals, permission);
-* `session`: one agent connection (spawn, negotiate, prompt, cancel, load, modes, models).
+* `session`: one agent connection (spawn, negotiate, prompt, cancel, load, modes, models);
+* `recording`: `--record`, every line on the wire written to a file off the event loop.
 """
 
 from __future__ import annotations

@@ -7,12 +7,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Protocol
 
 from dsh_common.jsonrpc_lines import (
     INVALID_PARAMS,
     INVALID_REQUEST,
+    MAX_MESSAGE_BYTES,
+    LineTap,
     LineTransport,
     Oversized,
     Payload,
@@ -63,8 +66,16 @@ class InspectingTransport(LineTransport):
     about 0.1 s of CPU per 2,000 streamed chunks (bench/bench_client.py). It only reads.
     """
 
-    def __init__(self, *args: Any, watcher: WireWatcher, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        watcher: WireWatcher,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+        tap: LineTap | None = None,
+    ) -> None:
+        super().__init__(reader, writer, max_message_bytes=max_message_bytes, tap=tap)
         self._watcher = watcher
         self._pending: set[Any] = set()  # ids of our requests still unanswered
         self._opening: set[Any] = set()  # ... of which session/new and session/fork
