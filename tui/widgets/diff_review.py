@@ -54,7 +54,8 @@ class DiffReviewScreen(Screen[str | None]):
         Binding("escape", "decide(None)", "Back"),
     ]
 
-    KEYS_HINT = "esc back {dot} s split/unified {dot} n/p change {dot} e expand"
+    SPLIT_KEY = "s split/unified"
+    KEYS = ("esc back", SPLIT_KEY, "n/p change", "e expand")
 
     def __init__(
         self,
@@ -88,7 +89,9 @@ class DiffReviewScreen(Screen[str | None]):
         for key, option in self.options:
             colour = "$text-success" if option.kind.startswith("allow") else "$text-error"
             parts += [(key, f"bold {colour}"), f" {strip_control(option.name)}  "]
-        parts.append(self.KEYS_HINT.format(dot=dot))
+        # `s` only where it changes the view: a new file is never split.
+        keys = [k for k in self.KEYS if k != self.SPLIT_KEY or self.panel.can_split]
+        parts.append(f" {dot} ".join(keys))
         return Content.assemble(*parts)
 
     def on_mount(self) -> None:
