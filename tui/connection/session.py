@@ -29,6 +29,7 @@ from tui.agent_text import clean, clean_error
 from tui.capabilities import can_list, can_load
 from tui.connection.client import ClientSink, TuiClient
 from tui.connection.recording import Recorder
+from tui.connection.taps import joined
 from tui.connection.transport import SET_MODEL, InspectingTransport
 from tui.fs import ConfinedFs
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
@@ -224,8 +225,8 @@ async def open_session(
     max_message_bytes: int = MAX_MESSAGE_BYTES,
 ) -> AsyncIterator[AgentConnection]:
     """Spawn the agent (or take `process`, already started from `spec`), negotiate, open a
-    session, and always reap the process on exit. `tap` sees every line on the wire; without
-    one, `spec.record` names the file a `Recorder` writes them to."""
+    session, and always reap the process on exit. `tap` (the traffic inspector's store) sees
+    every line on the wire, and so does the `Recorder` writing `spec.record` when it is set."""
     capabilities = client_capabilities(spec.terminal)
     client = TuiClient(
         sink, ConfinedFs([spec.cwd, *spec.allow_dirs]), TerminalManager(default_cwd=spec.cwd)
@@ -237,13 +238,14 @@ async def open_session(
         # is reaped, then the terminals it left are closed, whatever went wrong on the way.
         stack.push_async_callback(client.terminals.close_all)
         stack.push_async_callback(reap, process)
-        if tap is None and spec.record is not None:
+        taps = [] if tap is None else [tap]
+        if spec.record is not None:
             recorder = Recorder(spec.record)
             stack.push_async_callback(asyncio.to_thread, recorder.close)
-            tap = recorder
+            taps.append(recorder)
         reader, writer = await process.attach(STREAM_LIMIT_BYTES)
         transport = InspectingTransport(
-            reader, writer, watcher=client, max_message_bytes=max_message_bytes, tap=tap
+            reader, writer, watcher=client, max_message_bytes=max_message_bytes, tap=joined(taps)
         )
         conn = ClientSideConnection(client, transport)
         stack.push_async_callback(close_connection, conn)

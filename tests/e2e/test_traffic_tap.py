@@ -1,0 +1,58 @@
+"""The traffic inspector's store and the recording tap the same transport: both see every line."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
+
+from tui.connection import SessionUpdate, open_session
+from tui.launch import LaunchSpec
+from tui.traffic import Traffic
+
+SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
+
+
+class Sink:
+    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
+        return None
+
+    def on_unsupported(self, session_id: str, what: str) -> None:
+        raise AssertionError(what)
+
+    async def ask_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        raise AssertionError("no permission is asked here")
+
+
+def recorded(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+async def test_the_store_and_the_recording_see_the_same_lines(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    call = {"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Read", "kind": "read"}
+    done = {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"}
+    actions = [{"update": call}, {"stream": {"count": 20, "text": "w{i} "}}, {"update": done}]
+    script.write_text(json.dumps({"prompts": [[*actions, {"stop": "end_turn"}]]}))
+    command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(script)])
+    recording = tmp_path / "wire.jsonl"
+    spec = LaunchSpec.from_command(command, tmp_path, tmp_path / "agent.log", True, (), recording)
+    traffic = Traffic()
+    async with open_session(spec, Sink(), tap=traffic) as session:
+        await session.prompt("go")
+    lines = recorded(recording)
+    assert [m.direction for m in traffic.since(1)] == [line["dir"] for line in lines]
+    assert [json.loads(m.raw) for m in traffic.since(1)] == [line["msg"] for line in lines]
+    assert traffic.negotiation.request is not None and traffic.negotiation.response is not None
+    assert traffic.negotiation.request.summary.label == "initialize"
+    built = [traffic.get(seq) for seq in traffic.for_tool_call("c1")]
+    assert [m.summary.update for m in built if m is not None] == ["tool_call", "tool_call_update"]
+    labels = [m.summary.label for m in traffic.since(1)]
+    assert labels.count("session/update") == 22
+    assert "session/prompt" in labels and labels[-1] == "result"
