@@ -39,12 +39,12 @@ def test_a_plan_and_a_question_leave_the_transcript_room(
         # Folded to its summary; the panel's keys a word each; the transcript (from the row
         # under the header to the plan's) keeps most of the screen.
         assert "▸ plan 0/6 · ● Read the code" in lines[plan_rows[0]], app.dump()
-        assert not any("Commit" in line for line in lines), app.dump()
+        assert not any(line.strip() == "○  Commit" for line in lines), app.dump()
         assert "a allow · A always · r reject · esc cancel" in options[0], app.dump()
         assert plan_rows[0] - 1 >= 10, app.dump()
     else:
         assert not any("▸ plan" in line for line in lines), app.dump()
-        assert any("Commit" in line for line in lines), app.dump()
+        assert any(line.strip() == "○  Commit" for line in lines), app.dump()
         assert "[A] Always allow bash in this session" in options[0], app.dump()
     time.sleep(0.7)  # a key within 0.6 s of typing belongs to the prompt (type-ahead rule)
     app.type("r")

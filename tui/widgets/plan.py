@@ -125,8 +125,12 @@ class PlanView(Static):
         if not self.entries or not self.is_attached:
             return False
         rows = self.screen.size.height
-        for panel in self.screen.query(PermissionPanel):
-            rows -= panel.outer_size.height
+        # The panel opens beside the plan (above the prompt); only siblings are looked at,
+        # since this runs on every layout of the screen, streaming included.
+        parent = self.parent
+        for panel in parent.children if parent is not None else ():
+            if isinstance(panel, PermissionPanel):
+                rows -= panel.outer_size.height
         whole = min(len(self.entries) + 2, 10)  # the rule above, the title, one row each
         return whole > rows // PLAN_SHARE
 
