@@ -27,9 +27,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block  # noqa: E402
 
+from support import turns_ended, watch_turns  # noqa: E402
 from tui.app import AppConfig, DshApp  # noqa: E402
 from tui.widgets.conversation import ConversationView  # noqa: E402
 from tui.widgets.messages import AgentMessage  # noqa: E402
+from tui.widgets.tool_card import ToolCard  # noqa: E402
 
 SCRIPT_AGENT = ROOT / "tests" / "e2e" / "script_agent.py"
 # Turns of 100 cards compared at each end of the 2,000-card transcript (medians).
@@ -91,14 +93,15 @@ async def run_tui(script: list[list[dict[str, Any]]], done: Any, workdir: Path) 
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
     # As `dsh-tui` runs it: the heap is frozen once the first screen is up.
     app = DshApp(AppConfig(command, workdir, log_dir=workdir / "logs", freeze_heap=True))
+    watch_turns(app)
     times: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        while app.session is None:
+        while app.controller.session is None:
             await pilot.pause(0.01)
         for turn in range(len(script)):
             start = time.perf_counter()
-            app.submit_prompt(f"turn {turn}")
-            while not (app.turns_completed > turn and done(app, turn)):
+            app.controller.submit_prompt(f"turn {turn}")
+            while not (turns_ended(app) > turn and done(app, turn)):
                 await asyncio.sleep(0.005)
             times.append(time.perf_counter() - start)
         await app.action_quit()
@@ -145,12 +148,13 @@ def text_rendered(expected_chars: int) -> Any:
 
 def last_card_shown(app: DshApp, count: int) -> bool:
     """Cheap to poll: the state has `count` calls and the newest card is mounted and settled."""
-    calls = app.conversation.tool_calls
+    calls = app.controller.conversation.tool_calls
     if len(calls) < count:
         return False
     last = next(reversed(calls.values()))
-    card = app.query_one(ConversationView).widget_of(last)
-    return card is not None and card.is_mounted and card.size.height > 0
+    view = app.query_one(ConversationView)
+    card = next((w for w in reversed(view.children) if isinstance(w, ToolCard)), None)
+    return card is not None and card.entry is last and card.is_mounted and card.size.height > 0
 
 
 def cards_settled(count: int) -> Any:

@@ -48,7 +48,7 @@ def reply_done(app: Any, chars: int) -> bool:
     from tui.state import MessageEntry
     from tui.widgets.messages import AgentMessage
 
-    entries = app.conversation.entries
+    entries = app.controller.conversation.entries
     if not entries or not isinstance(entries[-1], MessageEntry):
         return False
     if len(entries[-1].text) < chars:
@@ -61,7 +61,7 @@ def reply_half_in(app: Any, chars: int) -> bool:
     """Half the reply is in the state: in the middle of a flood, or the big chunk arrived."""
     from tui.state import MessageEntry
 
-    entries = app.conversation.entries
+    entries = app.controller.conversation.entries
     if not entries or not isinstance(entries[-1], MessageEntry):
         return False
     return entries[-1].role == "agent" and len(entries[-1].text) >= chars // 2
@@ -69,6 +69,7 @@ def reply_half_in(app: Any, chars: int) -> bool:
 
 async def one_run(name: str, mode: str, timeout: float) -> dict[str, float | None]:
     """`mode` "full": until the reply is shown; "quit": quit once half the reply is in."""
+    from support import turns_ended, watch_turns
     from tui.app import AppConfig, DshApp
 
     action, chars = LOADS[name]
@@ -78,14 +79,15 @@ async def one_run(name: str, mode: str, timeout: float) -> dict[str, float | Non
         path.write_text(json.dumps({"prompts": [[action]]}))
         command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
         app = DshApp(AppConfig(command, work, log_dir=work / "logs", freeze_heap=True))
+        watch_turns(app)
         result: dict[str, float | None] = {"shown": None, "quit": None}
         async with app.run_test(size=(120, 40)) as pilot:
-            while app.session is None:
+            while app.controller.session is None:
                 await pilot.pause(0.01)
             start = time.perf_counter()
-            app.submit_prompt("go")
+            app.controller.submit_prompt("go")
             if mode == "full":
-                while not (app.turns_completed > 0 and reply_done(app, chars)):
+                while not (turns_ended(app) > 0 and reply_done(app, chars)):
                     if time.perf_counter() - start > timeout:
                         break
                     await asyncio.sleep(0.01)

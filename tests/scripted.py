@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from support import wait_until
+from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.messages import AgentMessage, Notice
 from tui.widgets.prompt import PromptArea
@@ -42,16 +42,16 @@ def script_app(tmp_path: Path, script: dict[str, Any], **config: Any) -> DshApp:
     workspace = tmp_path / "work"
     workspace.mkdir(exist_ok=True)
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
-    return DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs", **config))
+    return watch_turns(DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs", **config)))
 
 
 async def send(app: DshApp, pilot: Any, text: str = "go") -> None:
     """Type a prompt and press Enter once the session is up; return once the turn began."""
-    await wait_until(pilot, lambda: app.session is not None)
+    await wait_until(pilot, lambda: app.controller.session is not None)
     app.query_one(PromptArea).text = text
-    done = app.turns_completed
+    done = turns_ended(app)
     await pilot.press("enter")
-    await wait_until(pilot, lambda: app.turn_running or app.turns_completed > done)
+    await wait_until(pilot, lambda: app.controller.turn_running or turns_ended(app) > done)
 
 
 def replies(app: DshApp) -> str:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import shlex
 import sys
+import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 AGENT_COMMAND = shlex.join([sys.executable, "-m", "agent.cli"])
 # A fixed workspace path keeps snapshots free of temporary directory names.
@@ -40,6 +43,37 @@ async def diff_drawn(pilot: Any, panel: Any) -> None:
         await pilot.app.workers.wait_for_complete(running)
 
 
+class TurnCount:
+    """How many prompt turns an app's session controller has ended: an observer of its
+    `TurnEnded` events, as the app itself observes them."""
+
+    def __init__(self) -> None:
+        self.ended = 0
+
+    def conversation_changed(self, changes: Any) -> None:
+        pass
+
+    def session_event(self, event: Any) -> None:
+        from tui.session_events import TurnEnded
+
+        if isinstance(event, TurnEnded):
+            self.ended += 1
+
+
+_TURNS: weakref.WeakKeyDictionary[Any, TurnCount] = weakref.WeakKeyDictionary()
+
+
+def watch_turns(app: T) -> T:
+    """Count the app's turns from now on (before it runs); `turns_ended` reads the count."""
+    count = _TURNS[app] = TurnCount()
+    app.controller.add_observer(count)  # type: ignore[attr-defined]
+    return app
+
+
+def turns_ended(app: Any) -> int:
+    return _TURNS[app].ended
+
+
 async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
     """Wait until every tool call has a mounted card and its diffs and panes are drawn, and
     every streamed message has rendered all its text.
@@ -51,13 +85,11 @@ async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
     from tui.widgets.diff_panel import DiffPanel
     from tui.widgets.messages import StreamingMarkdown
     from tui.widgets.terminal_pane import TerminalPane
+    from tui.widgets.tool_card import ToolCard
 
     def mounted() -> bool:
-        for entry in conversation.tool_calls.values():
-            card = view.widget_of(entry)
-            if card is None or not card.is_mounted:
-                return False
-        return True
+        shown = {id(card.entry) for card in view.query(ToolCard) if card.is_mounted}
+        return all(id(entry) in shown for entry in conversation.tool_calls.values())
 
     await wait_until(pilot, mounted)
     await wait_until(

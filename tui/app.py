@@ -1,21 +1,22 @@
-"""The dsh-tui application: lifecycle of the agent connection, the transcript and the prompt.
+"""The dsh-tui application: the screen, its keys, and what the session controller's events
+look like on it.
 
-The connection and every prompt run in one worker, never in a message handler: awaiting a
-prompt in a handler would freeze key bindings (Esc could not cancel).
+The session itself (the connection, the transcript's state, the permission and prompt queues)
+is a `SessionController` (tui/session_controller.py); this module shows it. The connection
+and every prompt run in one worker, never in a message handler: awaiting a prompt in a handler
+would freeze key bindings (Esc could not cancel).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import events, work
+from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,25 +24,25 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
+from tui import permission_flow, switcher
+from tui import session_messages as messages
 from tui.agent_log import new_agent_log
-from tui.capabilities import can_list, can_load
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
 from tui.heap import freeze_startup_heap
 from tui.history import PromptHistory
 from tui.keys import register_alt_enter
-from tui.launch import AgentFailed, AgentProcess, LaunchSpec
-from tui.permissions import PendingPermission
+from tui.launch import LaunchSpec
 from tui.sanitize import sanitize_text, strip_control
-from tui.state import Change, Conversation, SessionChanged
+from tui.session_controller import SessionController
+from tui.session_events import Connected, SessionEvent
+from tui.state import Change
 from tui.widgets.capabilities import CapabilitiesScreen
-from tui.widgets.choice import ChoiceScreen
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.conversation import ConversationView
-from tui.widgets.diff_review import DiffReviewScreen
 from tui.widgets.failure import AgentFailedScreen, exit_text
 from tui.widgets.header import HeaderInfo, SessionHeader
 from tui.widgets.help import HelpScreen
-from tui.widgets.permission import TYPING_PAUSE_S, PermissionPanel
+from tui.widgets.permission import PermissionPanel
 from tui.widgets.plan import PlanView
 from tui.widgets.prompt import KEYS_HINT, PromptArea
 from tui.widgets.queued import QueuedPrompts
@@ -49,33 +50,16 @@ from tui.widgets.status import StatusLine
 from tui.widgets.welcome import Welcome
 
 # The ACP SDK (its pydantic schema takes 0.3–0.7 s to import) and tui.connection, which needs it,
-# are imported by run_acp once the agent is starting: the first frame needs only Textual. The
-# modules above import the SDK only for annotations, or inside the functions that use it.
+# are imported by the controller once the agent is starting: the first frame needs only Textual.
+# The modules above import the SDK only for annotations, or inside the functions that use it.
 if TYPE_CHECKING:
-    from acp.schema import PermissionOption, RequestPermissionResponse, SessionInfo, ToolCallUpdate
     from textual.notifications import SeverityLevel
-
-    from tui.connection import AgentSession, SessionUpdate
-    from tui.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
 
 CONNECTING_PLACEHOLDER = "Connecting to the agent… type ahead: enter queues the prompt"
 READY_PLACEHOLDER = f"Message the agent · {KEYS_HINT}"
 WORKING_PLACEHOLDER = "Working… esc cancels · enter queues the next prompt"
-
-
-async def import_connection() -> None:
-    """Import tui.connection, and with it the SDK, in a thread: the loop keeps drawing the
-    first frame and reading keys meanwhile. Quick once imported (tests, a retry)."""
-    if "tui.connection" not in sys.modules:
-        await asyncio.to_thread(importlib.import_module, "tui.connection")
-
-
-def session_label(info: SessionInfo) -> str:
-    title = info.title or "(untitled)"
-    when = (info.updated_at or "")[:16].replace("T", " ")
-    return f"{title}  ·  {when}" if when else title
 
 
 def workspace_label(cwd: Path) -> str:
@@ -90,7 +74,8 @@ class DshApp(App[None]):
     TITLE = "dsh-tui"
     BINDINGS = [
         # Footer order, the same on every screen: what this moment needs first (cancel), the
-        # session's settings, the views, then quit.
+        # session's settings, the views, then quit. `check_action` leaves out what would do
+        # nothing now.
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("shift+tab", "next_mode", "Mode", priority=True),
         Binding("ctrl+l", "pick_model", "Model"),
@@ -112,24 +97,13 @@ class DshApp(App[None]):
         super().__init__()
         self.config = config or AppConfig()
         self.theme = self.config.theme
-        self.conversation = Conversation()
+        self.controller = SessionController(self)
         # Held, not queried: every streamed update goes to it.
         self.transcript = ConversationView(self.config.cwd, id="conversation")
-        self.session: AgentSession | None = None
-        self.failure: AgentFailed | None = None
-        self.turn_running = False
-        self.turns_completed = 0
-        # Prompts sent with Enter wait here until the session is ready and no turn runs.
-        self.queued: list[str] = []
-        self._queue_changed = asyncio.Event()
         self.history = PromptHistory.for_workspace(self.config.cwd)
         register_alt_enter()
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
-        self._permissions: list[PendingPermission] = []
-        self._resume: str | None = None
-        self._last_session_id: str | None = None
-        self._agent_can_load = False
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="header")
@@ -141,7 +115,7 @@ class DshApp(App[None]):
             yield QueuedPrompts(id="queued")
             yield PromptArea(
                 self.history,
-                self.take_back_queued,
+                self.controller.take_back_queued,
                 placeholder=CONNECTING_PLACEHOLDER,
                 menu=menu,
                 id="prompt",
@@ -189,124 +163,33 @@ class DshApp(App[None]):
         self._spinner_frame += 1
         self.transcript.tick_spinners(self._spinner_frame)
 
-    # -- connection -------------------------------------------------------------------
+    # -- the connection -----------------------------------------------------------------
 
     def start_agent(self, resume: str | None = None) -> None:
-        self.failure = None
-        self._resume = resume
-        self._acp_worker = self.run_acp()
+        self._acp_worker = self.run_acp(resume)
 
     def reset_conversation(self) -> None:
         """Start from an empty transcript, e.g. before a load replays a session's history."""
-        self.conversation = Conversation()
+        self.controller.reset()
         self.transcript.clear()
         self.query_one(PlanView).show_plan([])
         self.query_one(StatusLine).show_usage(None)
 
-    async def choose_session(self, sessions: list[SessionInfo]) -> str | None:
-        """Let the user pick a session to resume (--resume without an id); None starts a new
-        one."""
-        if not sessions:
-            self.notify("No earlier sessions in this workspace: starting a new one.")
-            return None
-        return await self.pick_session(sessions)
-
-    async def pick_session(self, sessions: list[SessionInfo]) -> str | None:
-        """The session picker: the chosen session's id, or None on Esc."""
-        choices = [(info.session_id, session_label(info)) for info in sessions]
-        answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        self.push_screen(ChoiceScreen("Resume a session", choices, None), answer.set_result)
-        return await answer
-
-    async def action_resume(self) -> None:
-        """Pick an earlier session, then reconnect and load it. The list comes from the live
-        connection (session/list), so Esc in the picker leaves the current session untouched;
-        nothing is restarted before a choice. Not with an agent that cannot load sessions:
-        restarting it would only throw the current conversation away."""
-        if isinstance(self.screen, ChoiceScreen):
-            return  # a picker is already open
-        session = self.session
-        if session is None:
-            # Not connected (still starting, or failed): there is nothing to keep.
-            await self.stop_agent()
-            self.reset_conversation()
-            self.start_agent(resume="")
-            return
-        if not self._agent_can_load:
-            self.notify("This agent cannot resume sessions (it does not offer session/load).")
-            return
-        if not can_list(session.init):
-            self.notify(
-                "This agent cannot list its sessions (no session/list): "
-                "start dsh-tui with --resume ID to load one."
-            )
-            return
-        self.resume_from_list(session)
-
-    @work(name="resume", group="resume", exclusive=True, exit_on_error=False)
-    async def resume_from_list(self, session: AgentSession) -> None:
-        """Ctrl+R on a live session: in a worker, since the picker waits for the user's keys."""
-        from acp import RequestError
-
-        from tui.agent_text import clean, clean_error
-
-        try:
-            listed = await session.conn.list_sessions(cwd=str(session.spec.cwd))
-        except (RequestError, ConnectionError) as error:
-            self.notify(f"Could not list sessions: {clean_error(error)}", severity="error")
-            return
-        others = [info for info in clean(listed.sessions) if info.session_id != session.session_id]
-        if not others:
-            self.notify("No earlier sessions in this workspace.")
-            return
-        choice = await self.pick_session(others)
-        if choice is None or self.session is not session:
-            return  # Esc, or the connection changed while the picker was open
-        await self.stop_agent()
-        self.reset_conversation()
-        self.start_agent(resume=choice)
-
     @work(name="acp", group="acp", exclusive=True, exit_on_error=False)
-    async def run_acp(self) -> None:
+    async def run_acp(self, resume: str | None) -> None:
         started, self._prestarted = self._prestarted, None
         try:
             spec = started.spec if started is not None else self.launch_spec()
         except ValueError as error:
             self.notify(str(error), severity="error")
             return
-        self.query_one(SessionHeader).show_connecting(spec.command_line)
-        process: AgentProcess | None = None
-        try:
-            if isinstance(started, AgentFailed):
-                raise started
-            # Start the agent first: its own start-up overlaps the SDK import below.
-            process = started or AgentProcess.start(spec)
-            await self.first_frame()
-            await import_connection()
-            from tui.connection import open_session
-
-            async with open_session(
-                spec, self, self._resume, self.choose_session, process
-            ) as session:
-                self.session = session
-                self._on_connected(session)
-                if not self._heap_frozen:
-                    self._heap_frozen = True
-                    self.call_after_refresh(freeze_startup_heap)
-                while True:
-                    text = await self._next_queued()
-                    await self._run_turn(session, text)
-        except AgentFailed as failure:
-            self._on_failed(failure)
-        except Exception as error:
-            # Anything else is a client bug; still show it instead of dying in a worker.
-            log.exception("connection worker failed")
-            self._on_failed(AgentFailed(spec, f"dsh-tui error: {error!r}", None, ""))
-        finally:
-            self.session = None
-            self.turn_running = False
-            if process is not None:
-                process.discard()  # only if open_session never took it (cancelled before)
+        await self.controller.run(
+            spec,
+            started,
+            resume,
+            lambda sessions: switcher.choose_session(self, sessions),
+            before_connect=self.first_frame,
+        )
 
     async def first_frame(self) -> None:
         """Wait until the screen has been drawn once: a thread importing the SDK would otherwise
@@ -327,113 +210,81 @@ class DshApp(App[None]):
             self.config.allow_dirs,
         )
 
-    async def _next_queued(self) -> str:
-        """The oldest queued prompt, once there is one."""
-        while not self.queued:
-            self._queue_changed.clear()
-            await self._queue_changed.wait()
-        text = self.queued.pop(0)
-        self._show_queue()
-        return text
+    # -- what the controller says (tui/session_events.py) ---------------------------------
 
-    async def _run_turn(self, session: AgentSession, text: str) -> None:
-        self.turn_running = True
-        self.refresh_bindings()
-        prompt = self.query_one(PromptArea)
-        prompt.placeholder = WORKING_PLACEHOLDER
-        self._apply(self.conversation.add_prompt(text))
-        terminals = session.client.terminals
-        before = set(terminals.terminal_ids(include_released=True))
-        try:
-            response = await session.prompt(text)
-            if response.stop_reason == "cancelled":
-                # The agent has sent its last updates for the turn: what is still pending or
-                # running will never finish, so it stops spinning.
-                self._apply(self.conversation.settle_unfinished("cancelled"))
-            if response.stop_reason != "end_turn":
-                self._apply(self.conversation.notice(f"turn ended: {response.stop_reason}"))
-            if response.stop_reason == "cancelled":
-                await self._kill_turn_terminals(terminals, before)
-        finally:
-            self.conversation.end_turn()
-            self.turn_running = False
-            self.turns_completed += 1
-            prompt.placeholder = READY_PLACEHOLDER
-            self._show_queue()
+    def conversation_changed(self, changes: list[Change]) -> None:
+        self.transcript.apply(changes)
 
-    async def _kill_turn_terminals(self, terminals: TerminalManager, before: set[str]) -> None:
-        """A cancelled turn's client terminals that the agent did not release are killed: an
-        agent that never calls terminal/kill or terminal/release would leave their commands
-        running, unseen, until dsh-tui quits."""
-        created = [tid for tid in terminals.terminal_ids() if tid not in before]
-        killed = await terminals.kill_unreleased(created)
-        if killed:
-            count = f"{len(killed)} client terminal{'s' if len(killed) > 1 else ''}"
-            self._apply(self.conversation.notice(f"stopped {count} the cancelled turn left open"))
+    def session_event(self, event: SessionEvent) -> None:
+        if isinstance(event, Connected):
+            # Before any update of the first turn reaches the transcript: its cards look
+            # their terminals up here.
+            self.transcript.terminals = event.session.client.terminals
+        self.post_message(messages.message_for(event))
 
-    def _on_connected(self, session: AgentSession) -> None:
-        self.transcript.terminals = session.client.terminals
-        self._last_session_id = session.session_id
-        self._agent_can_load = can_load(session.init)
-        self.conversation.start_session(
-            session.session.modes,
-            session.session.config_options or [],
-            session.client.offered_models,
-        )
-        if self.conversation.entries:
+    def on_session_connecting(self, message: messages.Connecting) -> None:
+        self.query_one(SessionHeader).show_connecting(message.event.spec.command_line)
+
+    def on_session_connected(self, message: messages.Connected) -> None:
+        if self.controller.conversation.entries:
             self.hide_welcome()
-        if session.resumed:
-            # The replay is over: a call it left unfinished belongs to a turn long gone.
-            self._apply(self.conversation.settle_unfinished("unknown"))
         self.refresh_header()
         prompt = self.query_one(PromptArea)
         prompt.disabled = False
         prompt.placeholder = READY_PLACEHOLDER
         prompt.focus()
-        self._show_queue()
+        if not self._heap_frozen:
+            self._heap_frozen = True
+            self.call_after_refresh(freeze_startup_heap)
 
-    def hide_welcome(self) -> None:
-        for welcome in self.query(Welcome):
-            welcome.remove()
+    def on_session_turn_started(self, message: messages.TurnStarted) -> None:
+        self.hide_welcome()  # also for a prompt submitted to the controller directly
+        self.query_one(PromptArea).placeholder = WORKING_PLACEHOLDER
+        self.refresh_bindings()
 
-    def refresh_header(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        agent = session.init.agent_info
-        for welcome in self.query(Welcome):
-            welcome.show(
-                f"{agent.name} {agent.version}" if agent else "the agent",
-                self.conversation.mode_name,
-                self.conversation.model_name,
-            )
-        fs = session.capabilities.fs
-        self.query_one(StatusLine).show_mode(self.conversation.mode_name)
-        self.query_one(SessionHeader).show_info(
-            HeaderInfo(
-                agent_name=agent.name if agent else "agent",
-                agent_version=agent.version if agent else "",
-                protocol_version=session.init.protocol_version,
-                terminal=bool(session.capabilities.terminal),
-                fs=bool(fs and fs.read_text_file),
-                workspace=workspace_label(self.config.cwd),
-                title=self.conversation.title,
-                mode=self.conversation.mode_name,
-                model=self.conversation.model_name,
-            )
-        )
+    def on_session_turn_ended(self, message: messages.TurnEnded) -> None:
+        self.query_one(PromptArea).placeholder = READY_PLACEHOLDER
+        self.refresh_bindings()
 
-    def _on_session_changed(self, what: str) -> None:
-        if what == "plan":
-            self.query_one(PlanView).show_plan(self.conversation.plan)
-        elif what in ("title", "mode", "config"):
-            self.refresh_header()
-        elif what == "usage":
-            self.query_one(StatusLine).show_usage(self.conversation.usage)
-        elif what == "commands":
-            self.query_one(CommandMenu).commands = self.conversation.commands
+    def on_session_queue_changed(self, message: messages.QueueChanged) -> None:
+        self.query_one(QueuedPrompts).show(list(message.event.waiting))
+        self.refresh_bindings()
 
-    def _on_failed(self, failure: AgentFailed) -> None:
+    def on_session_permission_asked(self, message: messages.PermissionAsked) -> None:
+        permission_flow.show_permission(self, message.event.request)
+        self.refresh_bindings()
+
+    def on_session_permission_closed(self, message: messages.PermissionClosed) -> None:
+        permission_flow.close_permission(self, message.event.request, message.event.following)
+        self.refresh_bindings()
+
+    def on_permission_panel_review_requested(self, event: PermissionPanel.ReviewRequested) -> None:
+        permission_flow.review(self, event)
+
+    def on_session_notify(self, message: messages.Notify) -> None:
+        event = message.event
+        self.notify(event.message, severity=event.severity, timeout=event.timeout)
+
+    def on_session_plan_changed(self, message: messages.PlanChanged) -> None:
+        self.query_one(PlanView).show_plan(self.controller.conversation.plan)
+
+    def on_session_usage_changed(self, message: messages.UsageChanged) -> None:
+        self.query_one(StatusLine).show_usage(self.controller.conversation.usage)
+
+    def on_session_commands_changed(self, message: messages.CommandsChanged) -> None:
+        self.query_one(CommandMenu).commands = self.controller.conversation.commands
+
+    @on(messages.TitleChanged)
+    @on(messages.ModeChanged)
+    @on(messages.SettingsChanged)
+    def _settings_shown(
+        self, message: messages.TitleChanged | messages.ModeChanged | messages.SettingsChanged
+    ) -> None:
+        self.refresh_header()
+        self.refresh_bindings()
+
+    def on_session_failed(self, message: messages.Failed) -> None:
+        failure = message.event.failure
         log.error(
             "agent failed: %s\n  command: %s\n  executable: %s\n  exit: %s\n  agent log: %s"
             "\n  stderr (last lines):\n%s",
@@ -444,136 +295,55 @@ class DshApp(App[None]):
             failure.spec.log_path,
             failure.stderr_tail or "(empty)",
         )
-        self.failure = failure
         self.query_one(PromptArea).disabled = True
         self.take_back_all_queued()
-        self.cancel_permissions()
-        self._apply(self.conversation.settle_unfinished())
         if self._quitting:
             return
-        self._apply(
-            self.conversation.notice(f"{failure.reason} (exit: {exit_text(failure)})", "error")
-        )
-
-        last_session = self._last_session_id
+        self.controller.notice(f"{failure.reason} (exit: {exit_text(failure)})", "error")
+        resume = self.controller.retry_resume()
 
         def after(choice: str | None) -> None:
             if choice == "retry":
                 # Resume where we were when the agent can replay it; else start afresh.
-                if last_session is not None and self._agent_can_load:
+                if resume is not None:
                     self.reset_conversation()
-                    self.start_agent(resume=last_session)
-                else:
-                    self.start_agent()
+                self.start_agent(resume)
             else:
                 self.run_worker(self.action_quit(), group="quit")
 
         self.push_screen(AgentFailedScreen(failure), after)
 
-    # -- the ClientSink protocol --------------------------------------------------------
+    def hide_welcome(self) -> None:
+        for welcome in self.query(Welcome):
+            welcome.remove()
 
-    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
-        self._apply(self.conversation.apply(update))
-
-    def on_unsupported(self, session_id: str, what: str) -> None:
-        self._apply(self.conversation.unsupported(what))
-
-    async def ask_permission(
-        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
-    ) -> RequestPermissionResponse:
-        """Queue the request; one panel at a time replaces the prompt until answered."""
-        self._apply(self.conversation.asked_call(tool_call))
-        request = PendingPermission(session_id, tool_call, options)
-        self._permissions.append(request)
-        if len(self._permissions) == 1:
-            self._show_permission(request)
-        try:
-            response = await request.answer
-            self._apply(
-                self.conversation.permission_answered(tool_call.tool_call_id, options, response)
+    def refresh_header(self) -> None:
+        session = self.controller.session
+        if session is None:
+            return
+        conversation = self.controller.conversation
+        agent = session.init.agent_info
+        for welcome in self.query(Welcome):
+            welcome.show(
+                f"{agent.name} {agent.version}" if agent else "the agent",
+                conversation.mode_name,
+                conversation.model_name,
             )
-            return response
-        finally:
-            self._permissions.remove(request)
-            self._close_permission(request)
-
-    def _show_permission(self, request: PendingPermission) -> None:
-        """Show the request's panel. One that cannot be shown (a panel that fails to build)
-        is answered cancelled, which is fail-closed, and its `ask_permission` then shows the
-        next: raising here instead would leave it first in the queue for ever, unanswered,
-        and no later panel would appear."""
-        try:
-            card = self.conversation.tool_calls.get(request.tool_call.tool_call_id)
-            prompt = self.query_one(PromptArea)
-            panel = PermissionPanel(
-                request,
-                self.config.cwd,
-                card.content if card else None,
-                typing_until=prompt.last_typed + TYPING_PAUSE_S,
-                type_ahead=self._type_ahead,
+        fs = session.capabilities.fs
+        self.query_one(StatusLine).show_mode(conversation.mode_name)
+        self.query_one(SessionHeader).show_info(
+            HeaderInfo(
+                agent_name=agent.name if agent else "agent",
+                agent_version=agent.version if agent else "",
+                protocol_version=session.init.protocol_version,
+                terminal=bool(session.capabilities.terminal),
+                fs=bool(fs and fs.read_text_file),
+                workspace=workspace_label(self.config.cwd),
+                title=conversation.title,
+                mode=conversation.mode_name,
+                model=conversation.model_name,
             )
-            prompt.display = False
-            self.query_one("#bottom").mount(panel, before=self.query_one("#prompt"))
-            panel.focus()
-        except Exception:
-            log.exception("could not show a permission request")
-            self.notify(
-                "A permission request could not be shown; it was answered cancelled.",
-                severity="error",
-            )
-            request.cancel()
-
-    def _type_ahead(self, event: events.Key) -> None:
-        """Keys typed into the prompt just as a question appeared: they stay the prompt's."""
-        prompt = self.query_one(PromptArea)
-        if event.key == "enter":
-            self.on_prompt_area_submitted(PromptArea.Submitted(prompt, prompt.text))
-        elif event.character:
-            prompt.insert(event.character)
-
-    def _close_permission(self, request: PendingPermission) -> None:
-        # Drop focus before the panel leaves: Textual would hand it to the last focusable
-        # widget before the panel, inside the transcript, and scroll the transcript to it.
-        self.screen.set_focus(None)
-        for panel in self.query(PermissionPanel):
-            if panel.request is request:
-                panel.remove()
-        if self._permissions:
-            self._show_permission(self._permissions[0])
-        else:
-            prompt = self.query_one(PromptArea)
-            prompt.display = True
-            prompt.focus()
-
-    def on_permission_panel_review_requested(self, event: PermissionPanel.ReviewRequested) -> None:
-        """Open the full-screen diff review; picking any of the agent's options there (allow
-        always included) answers the request, with the lines numbered as in the preview."""
-        panel = event.control
-        request = event.request
-        title = request.tool_call.title or request.tool_call.tool_call_id
-
-        def answered(option_id: str | None) -> None:
-            if option_id is not None:
-                request.choose(option_id)
-
-        screen = DiffReviewScreen(
-            panel.review_items(),
-            self.config.cwd,
-            title,
-            options=request.keyed_options,
-            anchoring=panel.anchoring,
         )
-        self.push_screen(screen, answered)
-
-    def cancel_permissions(self) -> None:
-        for request in list(self._permissions):
-            request.cancel()
-
-    def _apply(self, changes: list[Change]) -> None:
-        self.transcript.apply(changes)
-        for change in changes:
-            if isinstance(change, SessionChanged):
-                self._on_session_changed(change.what)
 
     # -- input and actions --------------------------------------------------------------
 
@@ -585,14 +355,8 @@ class DshApp(App[None]):
             return
         event.prompt.clear()
         self.history.add(text)
-        self.submit_prompt(text)
-
-    def submit_prompt(self, text: str) -> None:
-        """Queue a prompt, to be sent in order once the session is ready and no turn runs."""
         self.hide_welcome()
-        self.queued.append(text)
-        self._queue_changed.set()
-        self._show_queue()
+        self.controller.submit_prompt(text)
 
     def on_prompt_area_end_requested(self, event: PromptArea.EndRequested) -> None:
         self.action_transcript_end()
@@ -601,28 +365,12 @@ class DshApp(App[None]):
         if isinstance(event.text_area, PromptArea):
             self.query_one(CommandMenu).typed = event.text_area.text
 
-    def _show_queue(self) -> None:
-        """Show the prompts that wait; one about to be sent to an idle session is not shown."""
-        waiting = self.session is None or self.turn_running
-        self.query_one(QueuedPrompts).show(self.queued if waiting else [])
-        self.refresh_bindings()
-
-    def take_back_queued(self) -> str | None:
-        """The newest queued prompt, out of the queue and back to the prompt for editing."""
-        if not self.queued:
-            return None
-        text = self.queued.pop()
-        self._show_queue()
-        return text
-
     def take_back_all_queued(self) -> None:
         """Return every queued prompt to the prompt box, unsent, before what is typed there."""
-        if not self.queued:
-            return
-        prompt = self.query_one(PromptArea)
-        prompt.load("\n".join([*self.queued, prompt.text]).rstrip("\n"))
-        self.queued.clear()
-        self._show_queue()
+        taken = self.controller.take_back_all()
+        if taken:
+            prompt = self.query_one(PromptArea)
+            prompt.load("\n".join([*taken, prompt.text]).rstrip("\n"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that would do nothing are left out of the footer: Esc with no turn to cancel,
@@ -631,10 +379,11 @@ class DshApp(App[None]):
             return True
         if isinstance(self.screen, AgentFailedScreen):
             return False
+        controller = self.controller
         if action == "complete_command":
             return self.query_one(CommandMenu).completion() is not None
         if action == "cancel_turn":
-            return self.turn_running or bool(self.queued) or bool(self._permissions)
+            return controller.turn_running or bool(controller.queued or controller.permissions)
         return True
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
@@ -674,7 +423,7 @@ class DshApp(App[None]):
         if isinstance(self.screen, CapabilitiesScreen):
             self.screen.dismiss()
             return
-        session = self.session
+        session = self.controller.session
         if session is None:
             self.notify("Not connected to an agent yet.")
             return
@@ -685,108 +434,18 @@ class DshApp(App[None]):
         )
 
     def action_next_mode(self) -> None:
-        modes = self.conversation.modes
-        if self.session is None or not modes:
-            self.notify("This agent offers no modes.")
-            return
-        ids = [mode.id for mode in modes]
-        current = ids.index(self.conversation.mode_id) if self.conversation.mode_id in ids else -1
-        self.set_mode(ids[(current + 1) % len(ids)])
-
-    @work(group="settings")
-    async def set_mode(self, mode_id: str) -> None:
-        from acp import RequestError
-        from acp.schema import CurrentModeUpdate
-
-        session = self.session
-        if session is None:
-            return
-        from tui.agent_text import clean_error
-
-        try:
-            await session.set_mode(mode_id)
-        except (RequestError, ConnectionError) as error:
-            self.notify(f"Could not switch mode: {clean_error(error)}", severity="error")
-            return
-        self._apply(
-            self.conversation.apply(
-                CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id)
-            )
-        )
-        self.notify(f"Mode: {self.conversation.mode_name or mode_id}", timeout=2)
+        switcher.next_mode(self)
 
     def action_pick_model(self) -> None:
-        """The model config option when the agent has one; else the models it offers in the
-        unstable `models` field, switched with session/set_model."""
-        option = self.conversation.model_option()
-        offered = self.conversation.offered_models
-        if self.session is not None and (option is None or option.type != "select") and offered:
+        switcher.pick_model(self)
 
-            def picked(model_id: str | None) -> None:
-                if model_id is not None:
-                    self.set_model(model_id)
-
-            screen = ChoiceScreen("Model", list(offered.choices), offered.current)
-            self.push_screen(screen, picked)
-            return
-        if self.session is None or option is None or option.type != "select":
-            self.notify("This agent offers no model choice.")
-            return
-        choices = [
-            (item.value, item.name)
-            for choice in option.options
-            for item in getattr(choice, "options", [choice])
-        ]
-
-        def chosen(value: str | None) -> None:
-            if value is not None:
-                self.set_config(option.id, value)
-
-        self.push_screen(ChoiceScreen("Model", choices, option.current_value), chosen)
-
-    @work(group="settings")
-    async def set_model(self, model_id: str) -> None:
-        from acp import RequestError
-
-        from tui.agent_text import clean_error
-
-        session = self.session
-        if session is None:
-            return
-        try:
-            await session.set_model(model_id)
-        except (RequestError, ConnectionError) as error:
-            self.notify(f"Could not switch model: {clean_error(error)}", severity="error")
-            return
-        self._apply(self.conversation.model_chosen(model_id))
-
-    @work(group="settings")
-    async def set_config(self, config_id: str, value: str) -> None:
-        from acp import RequestError
-        from acp.schema import ConfigOptionUpdate
-
-        session = self.session
-        if session is None:
-            return
-        from tui.agent_text import clean_error
-
-        try:
-            options = await session.set_config(config_id, value)
-        except (RequestError, ConnectionError) as error:
-            self.notify(f"Could not change {config_id}: {clean_error(error)}", severity="error")
-            return
-        if options is not None:
-            update = ConfigOptionUpdate(
-                session_update="config_option_update", config_options=options
-            )
-            self._apply(self.conversation.apply(update))
+    async def action_resume(self) -> None:
+        await switcher.resume(self)
 
     async def action_cancel_turn(self) -> None:
         """Cancel the turn; prompts queued behind it come back to the prompt, unsent."""
-        self.cancel_permissions()
         self.take_back_all_queued()
-        if self.session is not None and self.turn_running:
-            await self.session.cancel()
+        await self.controller.cancel_turn()
 
     async def action_quit(self) -> None:
         """Quit only once the agent is reaped: no leftover process, no closed-loop warnings."""
@@ -794,7 +453,7 @@ class DshApp(App[None]):
             return
         self._quitting = True
         # Quitting from the failure screen is a failed run: the status says so to a script.
-        failed = self.failure is not None
+        failed = self.controller.failure is not None
         await self.stop_agent()
         self.exit(return_code=1 if failed else 0)
 
@@ -805,9 +464,7 @@ class DshApp(App[None]):
 
     async def stop_agent(self) -> None:
         """Cancel the turn politely, then stop the connection worker and wait for its cleanup."""
-        self.cancel_permissions()
-        if self.session is not None and self.turn_running:
-            await self.session.cancel()
+        await self.controller.cancel_turn()
         worker = self._acp_worker
         if worker is not None and worker.state.name != "PENDING":
             if not worker.is_cancelled and not worker.is_finished:

@@ -35,7 +35,7 @@ def collapse_all(app: DshApp) -> None:
 
 
 def last_reply(app: DshApp) -> str | None:
-    for entry in reversed(app.conversation.entries):
+    for entry in reversed(app.controller.conversation.entries):
         if isinstance(entry, MessageEntry) and entry.role == "agent":
             return entry.text
     return None

@@ -8,7 +8,7 @@ from typing import Any
 
 from scripted import notices, replies, script_app, send
 
-from support import wait_until
+from support import turns_ended, wait_until, watch_turns
 from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
 from tui.widgets.messages import AgentMessage
 from tui.widgets.permission import PermissionPanel
@@ -44,7 +44,7 @@ async def test_permission_keys_answer_with_the_agents_options(tmp_path: Path) ->
             assert "Edit hello.py" in str(panel.border_title)
             assert not app.query_one(PromptArea).display
             await pilot.press(key)
-            await wait_until(pilot, lambda: not app.turn_running)
+            await wait_until(pilot, lambda: not app.controller.turn_running)
             assert f"permission outcome: {expected}" in replies(app)
             assert not app.query(PermissionPanel)
             assert app.query_one(PromptArea).display
@@ -57,7 +57,7 @@ async def test_escape_on_permission_answers_cancelled(tmp_path: Path) -> None:
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not app.turn_running)
+        await wait_until(pilot, lambda: not app.controller.turn_running)
         assert "permission outcome: cancelled" in replies(app)
 
 
@@ -92,9 +92,10 @@ async def test_unknown_kinds_and_content_types_become_notes(tmp_path: Path) -> N
         ]
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         shown = notices(app)
         assert any("update kind 'hologram_update'" in n for n in shown)
         assert any("tool call content type 'smell'" in n for n in shown)
@@ -121,9 +122,10 @@ async def test_fs_is_confined_to_the_workspace(tmp_path: Path) -> None:
         ]
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
         text = replies(app)
         assert "write: ok" in text
@@ -136,9 +138,10 @@ async def test_fs_is_confined_to_the_workspace(tmp_path: Path) -> None:
 async def test_spec_terminal_runs_a_real_process(tmp_path: Path) -> None:
     script = {"prompts": [[{"terminal": {"command": "printf 'hi\\n'; exit 3"}}]]}
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
         text = replies(app)
         assert 'terminal exit: {"exitCode": 3' in text
@@ -148,9 +151,9 @@ async def test_spec_terminal_runs_a_real_process(tmp_path: Path) -> None:
 async def test_no_terminal_switch_turns_both_flags_off(tmp_path: Path) -> None:
     app = script_app(tmp_path, {"prompts": [[]]}, terminal=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
-        assert app.session is not None
-        caps = app.session.capabilities
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        assert app.controller.session is not None
+        caps = app.controller.session.capabilities
         assert caps.terminal is False
         assert caps.field_meta == {"terminal_output": False}
 
@@ -174,10 +177,10 @@ async def test_agent_dying_mid_turn_settles_cards_and_offers_restart(tmp_path: P
     app = script_app(tmp_path, script)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.failure is not None)
-        assert app.failure is not None
-        assert app.failure.exit_code == 9
-        assert "script agent exiting on purpose" in app.failure.stderr_tail
+        await wait_until(pilot, lambda: app.controller.failure is not None)
+        assert app.controller.failure is not None
+        assert app.controller.failure.exit_code == 9
+        assert "script agent exiting on purpose" in app.controller.failure.stderr_tail
         card = app.query_one(ToolCard)
         assert card.entry.status == "failed"
 
@@ -225,16 +228,17 @@ async def test_modes_models_title_usage_and_slash_commands(tmp_path: Path) -> No
     from tui.widgets.status import StatusLine
 
     app = script_app(tmp_path, SETTINGS_SCRIPT)
+    watch_turns(app)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         header = str(app.query_one("#header").render())
         assert "mode: Ask" in header and "model: Offline" in header
         assert "Greeting fix" in header
         assert "1,200 / 64,000" in str(app.query_one(StatusLine).render())
 
         await pilot.press("shift+tab")
-        await wait_until(pilot, lambda: app.conversation.mode_id == "full")
+        await wait_until(pilot, lambda: app.controller.conversation.mode_id == "full")
         await wait_until(
             pilot, lambda: "mode: Full access" in str(app.query_one("#header").render())
         )
@@ -271,9 +275,10 @@ async def test_slash_menu_up_down_move_the_highlight_tab_and_enter_take_it(
     ]
     update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
     app = script_app(tmp_path, {"prompts": [[{"update": update}], []]})
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)  # "go" is in the history now
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         prompt = app.query_one(PromptArea)
         menu = app.query_one(CommandMenu)
 
@@ -293,11 +298,11 @@ async def test_slash_menu_up_down_move_the_highlight_tab_and_enter_take_it(
         await pilot.press("enter")
         assert prompt.text == "/demo " and not menu.is_open
         await pilot.pause()
-        assert app.turns_completed == 1  # taken, not sent
+        assert turns_ended(app) == 1  # taken, not sent
 
         prompt.text = "/help"
         await pilot.press("enter")  # the whole command: Enter sends it
-        await wait_until(pilot, lambda: app.turns_completed == 2)
+        await wait_until(pilot, lambda: turns_ended(app) == 2)
 
 
 async def test_a_long_session_stays_bounded_and_pages_back(tmp_path: Path) -> None:
@@ -321,9 +326,10 @@ async def test_a_long_session_stays_bounded_and_pages_back(tmp_path: Path) -> No
         ]
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         view = app.query_one(ConversationView)
         await wait_until(pilot, lambda: view.hidden_count > 0)
         await pilot.pause()
@@ -340,7 +346,7 @@ async def test_a_long_session_stays_bounded_and_pages_back(tmp_path: Path) -> No
         assert view.hidden_count == hidden - PRUNE_BATCH
         # The entries before the first one shown are exactly the ones still hidden.
         shown = [card.entry for card in view.query(ToolCard)]
-        assert shown[0] is app.conversation.entries[view.hidden_count]
+        assert shown[0] is app.controller.conversation.entries[view.hidden_count]
 
 
 async def test_the_heap_is_frozen_once_the_first_screen_is_up(tmp_path: Path) -> None:
@@ -369,9 +375,9 @@ async def test_resume_keeps_the_conversation_with_an_agent_that_cannot_load(
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
         await wait_until(pilot, lambda: "hello from the script" in replies(app))
-        session = app.session
+        session = app.controller.session
         await pilot.press("ctrl+r")
         await pilot.pause(0.3)
-        assert app.session is session
+        assert app.controller.session is session
         assert "hello from the script" in replies(app)
         assert app.screen is app.screen_stack[0]  # no session picker came up

@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.widgets import Input
 
-from support import wait_until
+from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.messages import AgentMessage, Notice
 from tui.widgets.permission import PermissionPanel
@@ -24,19 +24,19 @@ def hostile_app(tmp_path: Path, script: dict[str, Any]) -> DshApp:
     workspace = tmp_path / "work"
     workspace.mkdir(exist_ok=True)
     command = shlex.join([sys.executable, str(HOSTILE_AGENT), str(path)])
-    return DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs"))
+    return watch_turns(DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs")))
 
 
 async def run_turn(app: DshApp, pilot: Any, text: str = "go") -> None:
-    await wait_until(pilot, lambda: app.session is not None)
-    done = app.turns_completed
+    await wait_until(pilot, lambda: app.controller.session is not None)
+    done = turns_ended(app)
     prompt = app.query_one("#prompt")
     if isinstance(prompt, Input):
         prompt.value = text
     else:  # the multi-line prompt
         prompt.text = text  # type: ignore[attr-defined]
     await pilot.press("enter")
-    await wait_until(pilot, lambda: app.turns_completed > done)
+    await wait_until(pilot, lambda: turns_ended(app) > done)
 
 
 def replies(app: DshApp) -> str:
@@ -65,13 +65,15 @@ async def test_lines_that_are_not_objects_do_not_end_the_connection(tmp_path: Pa
     async with app.run_test(size=(100, 30)) as pilot:
         await run_turn(app, pilot)
         await wait_until(pilot, lambda: "still here" in replies(app))
-        assert app.failure is None
-        assert app.session is not None and app.session.process.returncode is None
+        assert app.controller.failure is None
+        assert (
+            app.controller.session is not None and app.controller.session.process.returncode is None
+        )
         shown = notices(app)
         assert any("malformed message from the agent (not shown)" in n for n in shown)
         await run_turn(app, pilot)
         await wait_until(pilot, lambda: "again" in replies(app))
-        assert app.failure is None
+        assert app.controller.failure is None
 
 
 async def test_another_sessions_requests_and_updates_are_refused(tmp_path: Path) -> None:
@@ -236,4 +238,4 @@ async def test_requests_after_the_turn_ended_are_refused(tmp_path: Path) -> None
         assert "read: 'readable\\n'" in text
         assert not app.query(PermissionPanel)
         assert not target.exists()
-        assert app.failure is None
+        assert app.controller.failure is None

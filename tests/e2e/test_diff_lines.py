@@ -15,7 +15,7 @@ from typing import Any
 
 from textual.widgets import Input, TextArea
 
-from support import AGENT_COMMAND, wait_until
+from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.diff_rows import LineRow
 from tui.widgets.diff_panel import DiffPanel
@@ -48,7 +48,7 @@ async def card_panel(pilot: Any, app: DshApp) -> DiffPanel:
 
 async def send(app: DshApp, pilot: Any, text: str) -> None:
     """Type a prompt and send it (a one-line `Input` or the multi-line prompt area)."""
-    await wait_until(pilot, lambda: app.session is not None)
+    await wait_until(pilot, lambda: app.controller.session is not None)
     prompt = app.query_one("#prompt")
     if isinstance(prompt, Input):
         prompt.value = text
@@ -77,6 +77,7 @@ async def test_offline_agent_edit_of_line_17_shows_17(tmp_path: Path) -> None:
     scenario.write_text(json.dumps({"steps": [[{"tool_call": edit}], [{"text": "Done."}]]}))
     command = f"{AGENT_COMMAND} --scenario {shlex.quote(str(scenario))}"
     app = DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs"))
+    watch_turns(app)
     async with app.run_test(size=(100, 40)) as pilot:
         await send(app, pilot, "bump value 17")
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
@@ -86,7 +87,7 @@ async def test_offline_agent_edit_of_line_17_shows_17(tmp_path: Path) -> None:
         await preview.wait_ready()
         assert changed_lines(preview) == [("removed", 17, None), ("added", None, 17)]
         await pilot.press("a")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         card = app.query_one(ToolCard)
         await wait_until(pilot, lambda: card.entry.status == "completed")
         done = await card_panel(pilot, app)
@@ -149,6 +150,7 @@ async def test_foreign_agent_snippets_are_placed_by_anchoring(tmp_path: Path) ->
     path.write_text(json.dumps(script))
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
     app = DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs"))
+    watch_turns(app)
     async with app.run_test(size=(100, 40)) as pilot:
         await send(app, pilot, "go")
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
@@ -164,7 +166,7 @@ async def test_foreign_agent_snippets_are_placed_by_anchoring(tmp_path: Path) ->
         assert changed_lines(review.panel) == [("removed", 17, None), ("added", None, 17)]
         assert [option.option_id for _, option in review.options] == ["once", "always", "no"]
         await pilot.press("A")  # allow always, from the review screen
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         replies = "\n".join(m.source for m in app.query(AgentMessage))
         assert "permission outcome: selected always" in replies
 

@@ -18,7 +18,7 @@ async def test_welcome_names_agent_mode_and_model_and_leaves_with_the_first_prom
 ) -> None:
     app = script_app(tmp_path, {**SETTINGS, "prompts": [[]]})
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await pilot.pause()
         shown = str(app.query_one(Welcome).render())
         assert "script-agent" in shown and "Ask" in shown, shown
@@ -32,7 +32,7 @@ async def test_welcome_names_agent_mode_and_model_and_leaves_with_the_first_prom
 async def test_f1_opens_and_closes_the_keys(tmp_path: Path) -> None:
     app = script_app(tmp_path, {**SETTINGS, "prompts": [[]]})
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.press("escape")
@@ -42,7 +42,7 @@ async def test_f1_opens_and_closes_the_keys(tmp_path: Path) -> None:
 async def test_mode_change_shows_by_the_prompt_and_flashes_a_notice(tmp_path: Path) -> None:
     app = script_app(tmp_path, {**SETTINGS, "prompts": [[]]})
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         assert "mode Ask" in str(app.query_one(StatusLine).render())
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: "Full access" in str(app.query_one(StatusLine).render()))

@@ -8,7 +8,7 @@ from typing import Any
 
 from scripted import notices, script_app, send
 
-from support import diff_drawn, wait_until
+from support import diff_drawn, turns_ended, wait_until, watch_turns
 from tui.app import DshApp
 from tui.widgets.messages import AgentMessage
 from tui.widgets.tool_card import ToolCard
@@ -43,11 +43,12 @@ async def test_a_cancelled_turn_settles_its_unfinished_cards_as_cancelled(tmp_pa
         ]
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
         await wait_until(pilot, lambda: len(cards(app)) == 3)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await pilot.pause()
         found = cards(app)
         assert found["shell-1"].entry.status == "cancelled"
@@ -71,7 +72,7 @@ async def test_a_load_replay_settles_unfinished_cards_as_unknown(tmp_path: Path)
     }
     app = script_app(tmp_path, script, resume="s1")
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await wait_until(pilot, lambda: len(cards(app)) == 2)
         await pilot.pause()
         found = cards(app)
@@ -96,16 +97,17 @@ async def test_a_message_between_turns_starts_its_own_entry(tmp_path: Path) -> N
         "prompts": [[{"echo": "ok, not changed: "}]],
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot, "mode?")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: len(app.query(AgentMessage)) == 2)
         sources = [message.source for message in app.query(AgentMessage)]
         assert sources == ["ok, not changed: mode?", "[MODE_UPDATE] autoEdit"]
         # The next turn's reply is its own entry too, after the prompt.
         await send(app, pilot, "again")
-        await wait_until(pilot, lambda: app.turns_completed == 2)
+        await wait_until(pilot, lambda: turns_ended(app) == 2)
         await wait_until(pilot, lambda: len(app.query(AgentMessage)) == 3)
         assert app.query(AgentMessage)[-1].source == "ok, not changed: again"
 
@@ -147,6 +149,7 @@ async def test_a_call_asked_only_as_a_permission_question_gets_a_card(tmp_path: 
         ]
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
@@ -155,7 +158,7 @@ async def test_a_call_asked_only_as_a_permission_question_gets_a_card(tmp_path: 
         assert card.entry.title == "Write hello.py" and card.entry.kind == "edit"
         assert card.entry.status == "pending"
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await pilot.pause()
         assert card.entry.status == "rejected"
         assert "✕ rejected" in header(card)
@@ -164,9 +167,9 @@ async def test_a_call_asked_only_as_a_permission_question_gets_a_card(tmp_path: 
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
         await pilot.press("a")
-        await wait_until(pilot, lambda: app.turns_completed == 2)
+        await wait_until(pilot, lambda: turns_ended(app) == 2)
         assert list(cards(app)) == ["toolu_01ABC"]
-        assert app.conversation.tool_calls["toolu_01ABC"].status == "completed"
+        assert app.controller.conversation.tool_calls["toolu_01ABC"].status == "completed"
 
 
 async def test_raw_input_previews_are_sanitised_json(tmp_path: Path) -> None:
@@ -178,6 +181,7 @@ async def test_raw_input_previews_are_sanitised_json(tmp_path: Path) -> None:
     call = {"toolCallId": "b1", "title": "Run printf", "kind": "execute", "rawInput": raw_input}
     script = {"prompts": [[{"permission": {"toolCall": call, "options": OPTIONS}}]]}
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
@@ -187,7 +191,7 @@ async def test_raw_input_previews_are_sanitised_json(tmp_path: Path) -> None:
         assert '"description": "Red"' in preview
         assert "'command'" not in preview and "\x1b" not in preview and "\x07" not in preview
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
 
 
 async def test_a_plan_entry_the_sdk_drops_gets_a_note(tmp_path: Path) -> None:
@@ -203,9 +207,10 @@ async def test_a_plan_entry_the_sdk_drops_gets_a_note(tmp_path: Path) -> None:
         ],
     }
     app = script_app(tmp_path, {"prompts": [[{"update": plan}]]})
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await pilot.pause()
         shown = notices(app)
         assert "unsupported plan entry priority 'urgent' (not shown)" in shown
@@ -229,9 +234,10 @@ async def test_terminal_content_with_an_unknown_id_is_noted_not_spinning(tmp_pat
         ]
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await wait_until(pilot, lambda: len(cards(app)) == 2)
         await pilot.pause()
         found = cards(app)
@@ -259,14 +265,15 @@ async def test_a_cancelled_turn_kills_the_client_terminals_it_left_open(tmp_path
         ]
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(app, pilot)
         await wait_until(pilot, lambda: "sh-1" in cards(app))
-        assert app.session is not None
-        terminals = app.session.client.terminals
+        assert app.controller.session is not None
+        terminals = app.controller.session.client.terminals
         [first] = terminals.terminal_ids()
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         status = terminals.info(first).exit_status
         assert status is not None and status.signal in ("SIGTERM", "SIGKILL")
         assert not terminals.info(first).released  # killed: the agent may still read it
@@ -274,7 +281,7 @@ async def test_a_cancelled_turn_kills_the_client_terminals_it_left_open(tmp_path
         assert cards(app)["sh-1"].entry.status == "cancelled"
 
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 2)
+        await wait_until(pilot, lambda: turns_ended(app) == 2)
         second = [tid for tid in terminals.terminal_ids() if tid != first]
         assert len(second) == 1
         assert terminals.info(second[0]).exit_status is None  # an ended turn kills nothing
@@ -302,12 +309,13 @@ async def test_escape_in_a_permission_question_cancels_the_turn(tmp_path: Path) 
         ]
     }
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
         assert "esc cancel turn" in str(app.query_one(PermissionPanel).options_text())
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await pilot.pause()
         text = "\n".join(message.source for message in app.query(AgentMessage))
         assert "permission outcome: cancelled" in text
@@ -338,9 +346,10 @@ async def test_indented_tool_output_keeps_its_text(tmp_path: Path) -> None:
     outline = "Found 2 matches:\n  src/a.py\n    line 3: TODO\nend"
     script = {"prompts": [[result("cat-n", numbered), result("grep", outline)]]}
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await wait_until(pilot, lambda: len(cards(app)) == 2)
         await pilot.pause()
         found = cards(app)
@@ -396,7 +405,7 @@ async def test_models_offered_in_the_unstable_field_are_switched_with_set_model(
     script = {"sessionExtra": {"models": MODELS}, "prompts": [[]]}
     app = script_app(tmp_path, script)
     async with app.run_test(size=(120, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await wait_until(pilot, lambda: "model: Default (recommended)" in header_text(app))
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
@@ -416,7 +425,7 @@ async def test_the_model_config_option_is_preferred_over_offered_models(tmp_path
     }
     app = script_app(tmp_path, script)
     async with app.run_test(size=(120, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await wait_until(pilot, lambda: "model: Offline" in header_text(app))
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
@@ -447,6 +456,7 @@ async def test_a_whole_file_diff_previews_from_its_first_change(tmp_path: Path) 
     }
     script = {"prompts": [[{"permission": {"toolCall": call, "options": OPTIONS}}]]}
     app = script_app(tmp_path, script)
+    watch_turns(app)
     async with app.run_test(size=(100, 40)) as pilot:
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
@@ -460,4 +470,4 @@ async def test_a_whole_file_diff_previews_from_its_first_change(tmp_path: Path) 
         assert "return 3" in changes[0] and "- " in changes[0]
         assert "return 33" in changes[1] and "+ " in changes[1]
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from support import wait_until
+from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.state import MessageEntry
 from tui.widgets import messages
@@ -47,13 +47,13 @@ def big_text(size: int) -> str:
 
 
 async def send(app: DshApp, pilot: Any) -> None:
-    await wait_until(pilot, lambda: app.session is not None)
+    await wait_until(pilot, lambda: app.controller.session is not None)
     app.query_one(PromptArea).text = "go"
     await pilot.press("enter")
 
 
 def reply_entry(app: DshApp) -> MessageEntry | None:
-    entries = app.conversation.entries
+    entries = app.controller.conversation.entries
     last = entries[-1] if entries else None
     return last if isinstance(last, MessageEntry) and last.role == "agent" else None
 
@@ -82,8 +82,8 @@ async def test_a_message_over_the_cap_is_cut_on_screen_kept_whole_and_quit_works
         marker = [block for block in reply.query(PlainBlock) if block.has_class("-truncated")]
         assert len(marker) == 1
         assert "more characters are not shown" in str(marker[0].render())
-        assert app.turn_running
-        session = app.session
+        assert app.controller.turn_running
+        session = app.controller.session
         assert session is not None
         pid = session.process.pid
         await pilot.press("ctrl+q")
@@ -100,7 +100,7 @@ async def test_quit_while_plain_pieces_are_being_added(tmp_path: Path) -> None:
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PlainBlock)))
         await wait_until(pilot, lambda: len(app.query(PlainBlock)) > 1)
-        session = app.session
+        session = app.controller.session
         assert session is not None
         pid = session.process.pid
         await app.action_quit()
@@ -113,9 +113,10 @@ async def test_twenty_thousand_chunks_end_whole_in_state_and_on_screen(tmp_path:
     count = 20_000
     expected = "".join(f"w{i} " for i in range(count))
     app = script_app(tmp_path, [{"stream": {"count": count, "text": "w{i} "}}])
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1, timeout=60)
+        await wait_until(pilot, lambda: turns_ended(app) == 1, timeout=60)
         entry = reply_entry(app)
         assert entry is not None and entry.text == expected and entry.chars == len(expected)
         reply = app.query_one(AgentMessage)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from scripted import script_app, send
 
-from support import wait_until
+from support import turns_ended, wait_until, watch_turns
 from tui.widgets.tool_card import ToolCard
 
 REPLY = {
@@ -29,8 +29,9 @@ CARD = {
 
 async def test_palette_lists_the_apps_actions_and_they_work(tmp_path: Path) -> None:
     app = script_app(tmp_path, {"prompts": [[CARD, REPLY]]})
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         titles = {command.title: command for command in app.get_system_commands(app.screen)}
         for title in (
             "Mode: next",
@@ -45,7 +46,7 @@ async def test_palette_lists_the_apps_actions_and_they_work(tmp_path: Path) -> N
         ):
             assert title in titles, title
         await send(app, pilot)
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         titles["Copy the last reply"].callback()
         assert app.clipboard == "**done**"
         await wait_until(pilot, lambda: bool(app.query(ToolCard)))

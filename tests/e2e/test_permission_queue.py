@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from support import wait_until
+from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.messages import AgentMessage
 from tui.widgets.permission import TYPING_PAUSE_S, PermissionPanel
@@ -52,15 +52,16 @@ async def test_a_panel_that_fails_to_show_answers_cancelled_and_the_next_one_sho
     path.write_text(json.dumps(script))
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
     app = DshApp(AppConfig(command, tmp_path, log_dir=tmp_path / "logs"))
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         app.query_one(PromptArea).text = "go"
         await pilot.press("enter")
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
         assert built == ["first", "second"]
         assert "Run second" in str(app.query_one(PermissionPanel).border_title)
         await pilot.press("a")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
         replies = "\n".join(m.source for m in app.query(AgentMessage))
         assert "permission outcome: cancelled" in replies
@@ -81,7 +82,7 @@ async def test_letters_typed_as_a_question_appears_stay_in_the_prompt(tmp_path: 
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
     app = DshApp(AppConfig(command, tmp_path, log_dir=tmp_path / "logs"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         prompt = app.query_one(PromptArea)
         prompt.text = "go"
         await pilot.press("enter")

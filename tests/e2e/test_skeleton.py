@@ -7,7 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from support import AGENT_COMMAND, wait_until
+from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.messages import AgentMessage, UserMessage
@@ -32,9 +32,10 @@ def alive(pid: int) -> bool:
 
 async def test_prompt_streams_reply_and_quit_reaps_agent(tmp_path: Path) -> None:
     app = make_app(tmp_path)
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
-        session = app.session
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        session = app.controller.session
         assert session is not None
         assert session.init.agent_info is not None
         assert session.init.agent_info.name == "dsh-agent"
@@ -45,7 +46,7 @@ async def test_prompt_streams_reply_and_quit_reaps_agent(tmp_path: Path) -> None
         prompt = app.query_one(PromptArea)
         prompt.text = "please echo this"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         reply = app.query_one(AgentMessage)
         await wait_until(pilot, lambda: not reply.is_streaming)
         assert "please echo this" in reply.source
@@ -62,7 +63,7 @@ async def test_agent_that_dies_at_start_shows_failure_screen(tmp_path: Path) -> 
     app = make_app(tmp_path, shlex.join(["sh", "-c", script]))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
-        failure = app.failure
+        failure = app.controller.failure
         assert failure is not None
         assert failure.exit_code == 7
         assert "fatal: no model for you" in failure.stderr_tail
@@ -78,9 +79,9 @@ async def test_missing_agent_executable_is_reported(tmp_path: Path) -> None:
     app = make_app(tmp_path, "no-such-agent-binary --flag")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
-        assert app.failure is not None
-        assert "could not start the agent" in app.failure.reason
-        assert "no-such-agent-binary" in app.failure.reason
+        assert app.controller.failure is not None
+        assert "could not start the agent" in app.controller.failure.reason
+        assert "no-such-agent-binary" in app.controller.failure.reason
 
 
 async def test_retry_after_failure_starts_the_agent_again(tmp_path: Path) -> None:
@@ -91,7 +92,7 @@ async def test_retry_after_failure_starts_the_agent_again(tmp_path: Path) -> Non
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await app.action_quit()
 
 
@@ -99,14 +100,15 @@ async def test_escape_cancels_a_running_turn(tmp_path: Path) -> None:
     """A slow agent: Esc must reach it while the prompt is in flight (no frozen handler)."""
     slow_agent = Path(__file__).with_name("slow_agent.py")
     app = make_app(tmp_path, shlex.join([sys.executable, str(slow_agent)]))
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         app.query_one(PromptArea).text = "take your time"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.turn_running)
+        await wait_until(pilot, lambda: app.controller.turn_running)
         await wait_until(pilot, lambda: bool(app.query(AgentMessage)))
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         notices = [str(n.render()) for n in app.query("Notice")]
         assert "turn ended: cancelled" in notices
         await app.action_quit()
@@ -117,11 +119,12 @@ async def test_resume_picker_loads_an_earlier_session(tmp_path: Path) -> None:
     from tui.widgets.choice import ChoiceScreen
 
     first = make_app(tmp_path)
+    watch_turns(first)
     async with first.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: first.session is not None)
+        await wait_until(pilot, lambda: first.controller.session is not None)
         first.query_one(PromptArea).text = "remember this line"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: first.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(first) == 1)
         await first.action_quit()
 
     workspace = tmp_path / "work"
@@ -129,8 +132,8 @@ async def test_resume_picker_loads_an_earlier_session(tmp_path: Path) -> None:
     async with second.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(second.screen, ChoiceScreen))
         await pilot.press("enter")
-        await wait_until(pilot, lambda: second.session is not None)
-        session = second.session
+        await wait_until(pilot, lambda: second.controller.session is not None)
+        session = second.controller.session
         assert session is not None and session.resumed
         prompts = [str(m.render()) for m in second.query(UserMessage)]
         assert prompts == ["› remember this line"]
@@ -144,38 +147,40 @@ async def test_ctrl_r_then_escape_keeps_the_current_session(tmp_path: Path) -> N
     from tui.widgets.choice import ChoiceScreen
 
     first = make_app(tmp_path)
+    watch_turns(first)
     async with first.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: first.session is not None)
+        await wait_until(pilot, lambda: first.controller.session is not None)
         first.query_one(PromptArea).text = "remember this line"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: first.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(first) == 1)
         await first.action_quit()
 
     second = make_app(tmp_path)
+    watch_turns(second)
     async with second.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: second.session is not None)
+        await wait_until(pilot, lambda: second.controller.session is not None)
         second.query_one(PromptArea).text = "the current conversation"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: second.turns_completed == 1)
-        session = second.session
+        await wait_until(pilot, lambda: turns_ended(second) == 1)
+        session = second.controller.session
         assert session is not None
 
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(second.screen, ChoiceScreen))
-        assert second.session is session  # the picker came up on the same connection
+        assert second.controller.session is session  # the picker came up on the same connection
         # Only the earlier session: the current one is where Esc goes back to.
         assert len(second.screen.query_one("OptionList").options) == 1  # type: ignore[attr-defined]
         await pilot.press("escape")
         await pilot.pause(0.3)
-        assert second.session is session and not session.resumed
+        assert second.controller.session is session and not session.resumed
         prompts = [str(m.render()) for m in second.query(UserMessage)]
         assert prompts == ["› the current conversation"]
 
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(second.screen, ChoiceScreen))
         await pilot.press("enter")
-        await wait_until(pilot, lambda: second.session not in (None, session))
-        resumed = second.session
+        await wait_until(pilot, lambda: second.controller.session not in (None, session))
+        resumed = second.controller.session
         assert resumed is not None and resumed.resumed
         prompts = [str(m.render()) for m in second.query(UserMessage)]
         assert prompts == ["› remember this line"]
@@ -200,12 +205,12 @@ async def test_hung_agent_still_cancels_and_quits(tmp_path: Path) -> None:
     )
     app = make_app(tmp_path, shlex.join([sys.executable, str(hung)]))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
-        session = app.session
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        session = app.controller.session
         assert session is not None
         app.query_one(PromptArea).text = "hello?"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.turn_running)
+        await wait_until(pilot, lambda: app.controller.turn_running)
         await pilot.press("escape")
         pid = session.process.pid
         await app.action_quit()

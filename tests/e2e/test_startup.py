@@ -64,7 +64,7 @@ async def test_default_agent_connects_without_the_venv_on_path(
 ) -> None:
     app = DshApp(AppConfig("dsh-agent", tmp_path, log_dir=tmp_path / "logs"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         assert "dsh-agent 0.1.0" in str(app.query_one("#header").render())
         await app.action_quit()
     assert app.return_code == 0
@@ -74,7 +74,7 @@ async def test_missing_agent_says_not_found_and_quitting_fails(tmp_path: Path) -
     app = DshApp(AppConfig(f"{MISSING} --flag", tmp_path, log_dir=tmp_path / "logs"))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
-        failure = app.failure
+        failure = app.controller.failure
         assert failure is not None and not failure.started
         shown = str(app.screen.query_one("#failure").render())
         assert f"{MISSING} not found on PATH" in shown
@@ -115,7 +115,7 @@ def test_cli_finds_the_agent_beside_itself_and_a_normal_quit_exits_zero(
 ) -> None:
     monkeypatch.delenv("DSH_AGENT", raising=False)
     argv = ["--cwd", str(tmp_path), "--log-dir", str(tmp_path / "logs")]
-    code = run_cli(monkeypatch, argv, ["ctrl+q"], lambda app: app.session is not None)
+    code = run_cli(monkeypatch, argv, ["ctrl+q"], lambda app: app.controller.session is not None)
     assert code == 0
 
 

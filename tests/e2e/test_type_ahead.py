@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from support import AGENT_COMMAND, wait_until
+from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.messages import AgentMessage, UserMessage
 from tui.widgets.prompt import PromptArea
@@ -40,12 +40,13 @@ def queue_text(app: DshApp) -> str:
 
 async def test_enter_before_the_session_is_ready_queues_the_prompt(tmp_path: Path) -> None:
     app = app_for(tmp_path, delayed(1.0, AGENT_COMMAND))
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("h", "e", "l", "l", "o", "enter")
-        assert app.session is None
+        assert app.controller.session is None
         assert "queued" in queue_text(app) and "hello" in queue_text(app)
         assert user_texts(app) == []
-        await wait_until(pilot, lambda: app.turns_completed == 1)
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
         await wait_until(pilot, lambda: user_texts(app) == ["hello"])
         await wait_until(
             pilot, lambda: "hello" in "\n".join(m.source for m in app.query(AgentMessage))
@@ -71,14 +72,15 @@ def chunk(text: str) -> dict[str, Any]:
 async def test_a_prompt_sent_during_a_turn_waits_and_follows_it(tmp_path: Path) -> None:
     script = {"prompts": [[{"sleep": 1.0}, chunk("done one")], [chunk("done two")]]}
     app = app_for(tmp_path, script_command(tmp_path, script))
+    watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await pilot.press("o", "n", "e", "enter")
-        await wait_until(pilot, lambda: app.turn_running)
+        await wait_until(pilot, lambda: app.controller.turn_running)
         await pilot.press("t", "w", "o", "enter")
         assert "two" in queue_text(app)
         await wait_until(pilot, lambda: user_texts(app) == ["one"])
-        await wait_until(pilot, lambda: app.turns_completed == 2)
+        await wait_until(pilot, lambda: turns_ended(app) == 2)
         await wait_until(pilot, lambda: user_texts(app) == ["one", "two"])
         await wait_until(
             pilot, lambda: "done two" in "\n".join(m.source for m in app.query(AgentMessage))
@@ -90,19 +92,19 @@ async def test_queued_prompts_can_be_taken_back_or_cancelled(tmp_path: Path) -> 
     slow = shlex.join([sys.executable, str(HERE / "slow_agent.py")])
     app = app_for(tmp_path, slow)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         prompt = app.query_one(PromptArea)
         await pilot.press("g", "o", "enter")
-        await wait_until(pilot, lambda: app.turn_running)
+        await wait_until(pilot, lambda: app.controller.turn_running)
         await pilot.press("a", "enter", "b", "enter")
-        assert app.queued == ["a", "b"]
+        assert app.controller.queued == ["a", "b"]
         await pilot.press("up")  # on the empty prompt: the last queued prompt comes back
-        assert prompt.text == "b" and app.queued == ["a"]
+        assert prompt.text == "b" and app.controller.queued == ["a"]
         assert "b" not in queue_text(app).split("\n")[0]
         await pilot.press("escape")  # cancels the turn; queued prompts return, unsent
-        assert app.queued == []
+        assert app.controller.queued == []
         assert prompt.text == "a\nb"
-        await wait_until(pilot, lambda: not app.turn_running)
+        await wait_until(pilot, lambda: not app.controller.turn_running)
         await pilot.pause(0.3)
         assert user_texts(app) == ["go"]
         assert queue_text(app) == ""

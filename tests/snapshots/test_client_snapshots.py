@@ -12,7 +12,7 @@ import pytest
 from scripted import SETTINGS
 
 import tui.app
-from support import SNAPSHOT_WORKSPACE, settle_cards, wait_until
+from support import SNAPSHOT_WORKSPACE, settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
@@ -142,19 +142,19 @@ def script_app(tmp_path: Path, script: dict[str, Any], terminal: bool = True) ->
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
-    return DshApp(AppConfig(command, SNAPSHOT_WORKSPACE, terminal, log_dir=tmp_path))
+    return watch_turns(DshApp(AppConfig(command, SNAPSHOT_WORKSPACE, terminal, log_dir=tmp_path)))
 
 
 async def prompt(app: DshApp, pilot: Any, value: str = "fix the greeting") -> None:
-    await wait_until(pilot, lambda: app.session is not None)
+    await wait_until(pilot, lambda: app.controller.session is not None)
     app.query_one(PromptArea).text = value
     await pilot.press("enter")
 
 
 async def settled(app: DshApp, pilot: Any) -> None:
-    await wait_until(pilot, lambda: app.turns_completed == 1)
+    await wait_until(pilot, lambda: turns_ended(app) == 1)
     await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
-    await settle_cards(pilot, app.conversation, app.query_one(ConversationView))
+    await settle_cards(pilot, app.controller.conversation, app.query_one(ConversationView))
 
 
 def test_transcript(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
@@ -206,7 +206,7 @@ def test_capabilities_view(
     app = script_app(tmp_path, {**SETTINGS, "prompts": [[]]}, terminal=terminal)
 
     async def run(pilot: Any) -> None:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await pilot.press("ctrl+k")
         await wait_until(pilot, lambda: isinstance(app.screen, CapabilitiesScreen))
         await pilot.pause()
@@ -269,7 +269,7 @@ def test_first_screen(snap_compare: Any, snapshot_workspace: Path, tmp_path: Pat
     app = script_app(tmp_path, {**SETTINGS, "prompts": [[]]})
 
     async def run(pilot: Any) -> None:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
@@ -280,7 +280,7 @@ def test_help_screen(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path
     app = script_app(tmp_path, {**SETTINGS, "prompts": [[]]})
 
     async def run(pilot: Any) -> None:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
@@ -306,7 +306,7 @@ def test_model_picker(snap_compare: Any, snapshot_workspace: Path, tmp_path: Pat
     app = script_app(tmp_path, {**settings, "prompts": [[]]})
 
     async def run(pilot: Any) -> None:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         await pilot.pause()

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-import tui.widgets.tool_card
 from support import settle_cards, wait_until
 from tui.demo import DemoApp, DemoSide
 from tui.widgets.conversation import ConversationView
@@ -21,7 +20,7 @@ DEMO_ROOT = Path("/tmp/dsh-snapshot-demo")
 def console_texts(side: DemoSide) -> list[str]:
     return [
         item.content.text
-        for entry in side.conversation.tool_calls.values()
+        for entry in side.controller.conversation.tool_calls.values()
         for item in entry.content
         if getattr(item, "type", "") == "content" and getattr(item.content, "type", "") == "text"
     ]
@@ -38,7 +37,9 @@ async def test_demo_plays_both_sides(tmp_path: Path) -> None:
         assert left.query(DiffPanel) and right.query(DiffPanel)
         assert any(text.startswith("```console\n") for text in console_texts(right))
         assert not any(text.startswith("```console\n") for text in console_texts(left))
-        assert set(left.conversation.tool_calls) == set(right.conversation.tool_calls)
+        assert set(left.controller.conversation.tool_calls) == set(
+            right.controller.conversation.tool_calls
+        )
         assert "terminal cards on" in str(left.query_one(".strip").render())
         assert "console text" in str(right.query_one(".strip").render())
         # At 55 columns a side wraps its strip's text: both strips grow alike, nothing is cut.
@@ -57,16 +58,17 @@ async def test_demo_plays_both_sides(tmp_path: Path) -> None:
 
 def test_demo_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Both sides after the scenario: panes on the left, console fallback on the right."""
-    monkeypatch.setattr(tui.widgets.tool_card, "PANE_CLOCK", lambda: 0.0)
     for side in ("terminal-on", "terminal-off"):
         for stale in (DEMO_ROOT / side).glob("*"):
             stale.unlink()
-    app = DemoApp(root=DEMO_ROOT, log_dir=tmp_path)
+    app = DemoApp(root=DEMO_ROOT, log_dir=tmp_path, clock=lambda: 0.0)
 
     async def run(pilot: Any) -> None:
         await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
         for side in app.sides:
-            await settle_cards(pilot, side.conversation, side.query_one(ConversationView))
+            await settle_cards(
+                pilot, side.controller.conversation, side.query_one(ConversationView)
+            )
         # Pin both sides to the top: the streamed text's final layout can differ by a line
         # between runs, which would shift an end-anchored view.
         for side in app.sides:

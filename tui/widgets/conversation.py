@@ -221,9 +221,6 @@ class ConversationView(VerticalScroll):
         elif not wanted and self.is_anchored:
             self.anchor(False)
 
-    def widget_of(self, entry: object) -> Widget | None:
-        return self._widgets.get(id(entry))
-
     def tick_spinners(self, frame: int) -> None:
         """Running calls sit near the bottom; ticking only the newest cards keeps a frame cheap."""
         for widget in self._live[-SPINNER_WINDOW:]:

@@ -1,0 +1,353 @@
+"""One agent session's state and its rules, apart from any widget.
+
+The app and each side of the side-by-side demo drive a `SessionController`: it is the
+connection's `ClientSink`, owns the `Conversation`, the connection state, the permission queue
+and the prompt queue, and knows how a retry or a resume continues. It tells its observers what
+changed (tui/session_events.py); what that looks like on screen is theirs to decide. No Textual
+here, only asyncio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Literal
+
+from tui.capabilities import can_load
+from tui.launch import AgentFailed, AgentProcess, LaunchSpec
+from tui.permissions import PendingPermission
+from tui.session_events import (
+    Connected,
+    Connecting,
+    Failed,
+    Notify,
+    PermissionAsked,
+    PermissionClosed,
+    QueueChanged,
+    SessionEvent,
+    SessionObserver,
+    Severity,
+    TurnEnded,
+    TurnStarted,
+)
+from tui.state import (
+    Change,
+    CommandsChanged,
+    Conversation,
+    ModeChanged,
+    PlanChanged,
+    SettingsChanged,
+    TitleChanged,
+    UsageChanged,
+)
+
+# The SDK is imported once the agent is starting (`import_connection`), not with this module:
+# the first frame needs only the UI.
+if TYPE_CHECKING:
+    from acp.schema import PermissionOption, RequestPermissionResponse, SessionInfo, ToolCallUpdate
+
+    from tui.connection import AgentSession, SessionUpdate
+    from tui.terminals import TerminalManager
+
+log = logging.getLogger(__name__)
+
+SessionChooser = Callable[[list["SessionInfo"]], Awaitable[str | None]]
+Level = Literal["info", "warning", "error"]
+CHROME = (PlanChanged, TitleChanged, UsageChanged, ModeChanged, CommandsChanged, SettingsChanged)
+
+
+async def import_connection() -> None:
+    """Import tui.connection, and with it the SDK, in a thread: the loop keeps drawing the
+    first frame and reading keys meanwhile. Quick once imported (tests, a retry)."""
+    if "tui.connection" not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, "tui.connection")
+
+
+class SessionController:
+    """The session one client shows. Every method runs on the event loop."""
+
+    def __init__(self, *observers: SessionObserver) -> None:
+        self.observers: list[SessionObserver] = list(observers)
+        self.conversation = Conversation()
+        self.session: AgentSession | None = None
+        self.failure: AgentFailed | None = None
+        self.turn_running = False
+        # Prompts wait here until the session is ready and no turn runs.
+        self.queued: list[str] = []
+        self._queue_changed = asyncio.Event()
+        self.permissions: list[PendingPermission] = []
+        # What a retry after a failure may load again.
+        self.last_session_id: str | None = None
+        self.agent_can_load = False
+
+    def add_observer(self, observer: SessionObserver) -> None:
+        self.observers.append(observer)
+
+    def _emit(self, event: SessionEvent) -> None:
+        for observer in self.observers:
+            observer.session_event(event)
+
+    def apply(self, changes: list[Change]) -> None:
+        """Hand state's changes on: the transcript's in order, the chrome's as events."""
+        if not changes:
+            return
+        for observer in self.observers:
+            observer.conversation_changed(changes)
+        for change in changes:
+            if isinstance(change, CHROME):
+                self._emit(change)
+
+    def notice(self, text: str, level: Level = "info") -> None:
+        self.apply(self.conversation.notice(text, level))
+
+    def notify(
+        self, message: str, severity: Severity = "information", timeout: float | None = None
+    ) -> None:
+        self._emit(Notify(message, severity, timeout))
+
+    def reset(self) -> None:
+        """An empty conversation, e.g. before a load replays a session's history."""
+        self.conversation = Conversation()
+
+    # -- the prompt queue -------------------------------------------------------------
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """The queued prompts to show; one about to be sent to an idle session is not."""
+        return tuple(self.queued) if self.session is None or self.turn_running else ()
+
+    def _queue_shown(self) -> None:
+        self._emit(QueueChanged(self.waiting))
+
+    def submit_prompt(self, text: str) -> None:
+        """Queue a prompt, to be sent in order once the session is ready and no turn runs."""
+        self.queued.append(text)
+        self._queue_changed.set()
+        self._queue_shown()
+
+    def take_back_queued(self) -> str | None:
+        """The newest queued prompt, out of the queue (back to the prompt for editing)."""
+        if not self.queued:
+            return None
+        text = self.queued.pop()
+        self._queue_shown()
+        return text
+
+    def take_back_all(self) -> list[str]:
+        """Every queued prompt, oldest first, out of the queue and unsent."""
+        taken, self.queued = self.queued, []
+        if taken:
+            self._queue_shown()
+        return taken
+
+    async def next_prompt(self) -> str:
+        """The oldest queued prompt, once there is one."""
+        while not self.queued:
+            self._queue_changed.clear()
+            await self._queue_changed.wait()
+        text = self.queued.pop(0)
+        self._queue_shown()
+        return text
+
+    # -- the connection ---------------------------------------------------------------
+
+    async def run(
+        self,
+        spec: LaunchSpec,
+        process: AgentProcess | AgentFailed | None = None,
+        resume: str | None = None,
+        choose: SessionChooser | None = None,
+        *,
+        before_connect: Callable[[], Awaitable[None]] | None = None,
+        stay_connected: bool = True,
+    ) -> None:
+        """Connect, then send queued prompts one turn at a time until cancelled (or, without
+        `stay_connected`, until the queue is empty after a turn). Raises nothing: a failure
+        of the agent, or a client bug, becomes a `Failed` event."""
+        self.failure = None
+        self._emit(Connecting(spec))
+        try:
+            if isinstance(process, AgentFailed):
+                raise process
+            # Start the agent first: its own start-up overlaps the SDK import below.
+            process = process or AgentProcess.start(spec)
+            if before_connect is not None:
+                await before_connect()
+            await import_connection()
+            from tui.connection import open_session
+
+            async with open_session(spec, self, resume, choose, process) as session:
+                self._connected(session)
+                while stay_connected or self.queued:
+                    await self.run_turn(session, await self.next_prompt())
+        except AgentFailed as failure:
+            self.fail(failure)
+        except Exception as error:
+            # Anything else is a client bug; still show it instead of dying in a worker.
+            log.exception("connection worker failed")
+            self.fail(AgentFailed(spec, f"dsh-tui error: {error!r}", None, ""))
+        finally:
+            self.session = None
+            self.turn_running = False
+            if isinstance(process, AgentProcess):
+                process.discard()  # only if open_session never took it (cancelled before)
+
+    def _connected(self, session: AgentSession) -> None:
+        self.session = session
+        self.last_session_id = session.session_id
+        self.agent_can_load = can_load(session.init)
+        self.conversation.start_session(
+            session.session.modes,
+            session.session.config_options or [],
+            session.client.offered_models,
+        )
+        self._emit(Connected(session))
+        if session.resumed:
+            # The replay is over: a call it left unfinished belongs to a turn long gone.
+            self.apply(self.conversation.settle_unfinished("unknown"))
+        self._queue_shown()
+
+    def fail(self, failure: AgentFailed) -> None:
+        """The agent is gone: its open questions are answered cancelled and its running calls
+        stop spinning; the observer decides what to say and whether to retry."""
+        self.failure = failure
+        self.cancel_permissions()
+        self.apply(self.conversation.settle_unfinished())
+        self._emit(Failed(failure))
+
+    def retry_resume(self) -> str | None:
+        """The session a retry should load, when the agent can replay it; else None (a new
+        session)."""
+        return self.last_session_id if self.agent_can_load else None
+
+    async def run_turn(self, session: AgentSession, text: str) -> None:
+        self.turn_running = True
+        self._emit(TurnStarted(text))
+        self.apply(self.conversation.add_prompt(text))
+        terminals = session.client.terminals
+        before = set(terminals.terminal_ids(include_released=True))
+        stop_reason: str | None = None
+        try:
+            response = await session.prompt(text)
+            stop_reason = response.stop_reason
+            if stop_reason == "cancelled":
+                # The agent has sent its last updates for the turn: what is still pending or
+                # running will never finish, so it stops spinning.
+                self.apply(self.conversation.settle_unfinished("cancelled"))
+            if stop_reason != "end_turn":
+                self.notice(f"turn ended: {stop_reason}")
+            if stop_reason == "cancelled":
+                await self._kill_turn_terminals(terminals, before)
+        finally:
+            self.conversation.end_turn()
+            self.turn_running = False
+            self._emit(TurnEnded(stop_reason))
+            self._queue_shown()
+
+    async def _kill_turn_terminals(self, terminals: TerminalManager, before: set[str]) -> None:
+        """A cancelled turn's client terminals that the agent did not release are killed: an
+        agent that never calls terminal/kill or terminal/release would leave their commands
+        running, unseen, until dsh-tui quits."""
+        created = [tid for tid in terminals.terminal_ids() if tid not in before]
+        killed = await terminals.kill_unreleased(created)
+        if killed:
+            count = f"{len(killed)} client terminal{'s' if len(killed) > 1 else ''}"
+            self.notice(f"stopped {count} the cancelled turn left open")
+
+    async def cancel_turn(self) -> None:
+        """Every open question answered cancelled, and session/cancel if a turn runs."""
+        self.cancel_permissions()
+        if self.session is not None and self.turn_running:
+            await self.session.cancel()
+
+    # -- the ClientSink protocol ------------------------------------------------------
+
+    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
+        self.apply(self.conversation.apply(update))
+
+    def on_unsupported(self, session_id: str, what: str) -> None:
+        self.apply(self.conversation.unsupported(what))
+
+    async def ask_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        """Queue the request; the observer shows one at a time, the first, until answered."""
+        self.apply(self.conversation.asked_call(tool_call))
+        request = PendingPermission(session_id, tool_call, options)
+        self.permissions.append(request)
+        if len(self.permissions) == 1:
+            self._emit(PermissionAsked(request))
+        try:
+            response = await request.answer
+            self.apply(
+                self.conversation.permission_answered(tool_call.tool_call_id, options, response)
+            )
+            return response
+        finally:
+            self.permissions.remove(request)
+            following = self.permissions[0] if self.permissions else None
+            self._emit(PermissionClosed(request, following))
+
+    def cancel_permissions(self) -> None:
+        for request in list(self.permissions):
+            request.cancel()
+
+    # -- the session's settings -------------------------------------------------------
+
+    async def set_mode(self, mode_id: str) -> bool:
+        """session/set_mode; True once the agent took it (a refusal is a `Notify`)."""
+        from acp import RequestError
+        from acp.schema import CurrentModeUpdate
+
+        from tui.agent_text import clean_error
+
+        session = self.session
+        if session is None:
+            return False
+        try:
+            await session.set_mode(mode_id)
+        except (RequestError, ConnectionError) as error:
+            self.notify(f"Could not switch mode: {clean_error(error)}", "error")
+            return False
+        update = CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id)
+        self.apply(self.conversation.apply(update))
+        return True
+
+    async def set_model(self, model_id: str) -> None:
+        """session/set_model, for agents that offer models outside their config options."""
+        from acp import RequestError
+
+        from tui.agent_text import clean_error
+
+        session = self.session
+        if session is None:
+            return
+        try:
+            await session.set_model(model_id)
+        except (RequestError, ConnectionError) as error:
+            self.notify(f"Could not switch model: {clean_error(error)}", "error")
+            return
+        self.apply(self.conversation.model_chosen(model_id))
+
+    async def set_config(self, config_id: str, value: str) -> None:
+        from acp import RequestError
+        from acp.schema import ConfigOptionUpdate
+
+        from tui.agent_text import clean_error
+
+        session = self.session
+        if session is None:
+            return
+        try:
+            options = await session.set_config(config_id, value)
+        except (RequestError, ConnectionError) as error:
+            self.notify(f"Could not change {config_id}: {clean_error(error)}", "error")
+            return
+        if options is not None:
+            update = ConfigOptionUpdate(
+                session_update="config_option_update", config_options=options
+            )
+            self.apply(self.conversation.apply(update))

@@ -1,0 +1,151 @@
+"""The session's settings and sessions, picked by the user: the next mode (Shift+Tab), the model
+(Ctrl+L) and an earlier session to resume (Ctrl+R). Pickers are pushed screens; the requests
+themselves are the controller's."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from tui.capabilities import can_list
+from tui.state import select_choices
+from tui.widgets.choice import ChoiceScreen
+
+if TYPE_CHECKING:
+    from acp.schema import SessionInfo
+
+    from tui.app import DshApp
+    from tui.connection import AgentSession
+
+
+def session_label(info: SessionInfo) -> str:
+    title = info.title or "(untitled)"
+    when = (info.updated_at or "")[:16].replace("T", " ")
+    return f"{title}  ·  {when}" if when else title
+
+
+def offers_modes(app: DshApp) -> bool:
+    return app.controller.session is not None and bool(app.controller.conversation.modes)
+
+
+def offers_models(app: DshApp) -> bool:
+    """A model config option of the select kind, or models offered in the `models` field."""
+    conversation = app.controller.conversation
+    option = conversation.model_option()
+    selectable = option is not None and option.type == "select"
+    return app.controller.session is not None and (
+        selectable or conversation.offered_models is not None
+    )
+
+
+def next_mode(app: DshApp) -> None:
+    conversation = app.controller.conversation
+    if not offers_modes(app):
+        app.notify("This agent offers no modes.")
+        return
+    ids = [mode.id for mode in conversation.modes]
+    current = ids.index(conversation.mode_id) if conversation.mode_id in ids else -1
+    mode_id = ids[(current + 1) % len(ids)]
+
+    async def switch() -> None:
+        if await app.controller.set_mode(mode_id):
+            app.notify(f"Mode: {app.controller.conversation.mode_name or mode_id}", timeout=2)
+
+    app.run_worker(switch(), group="settings")
+
+
+def pick_model(app: DshApp) -> None:
+    """The model config option when the agent has one; else the models it offers in the
+    unstable `models` field, switched with session/set_model."""
+    controller = app.controller
+    option = controller.conversation.model_option()
+    offered = controller.conversation.offered_models
+    if controller.session is not None and (option is None or option.type != "select") and offered:
+
+        def picked(model_id: str | None) -> None:
+            if model_id is not None:
+                app.run_worker(controller.set_model(model_id), group="settings")
+
+        app.push_screen(ChoiceScreen("Model", list(offered.choices), offered.current), picked)
+        return
+    if controller.session is None or option is None or option.type != "select":
+        app.notify("This agent offers no model choice.")
+        return
+
+    def chosen(value: str | None) -> None:
+        if value is not None:
+            app.run_worker(controller.set_config(option.id, value), group="settings")
+
+    screen = ChoiceScreen("Model", select_choices(option), option.current_value)
+    app.push_screen(screen, chosen)
+
+
+async def choose_session(app: DshApp, sessions: list[SessionInfo]) -> str | None:
+    """Let the user pick a session to resume (--resume without an id); None starts a new one."""
+    if not sessions:
+        app.notify("No earlier sessions in this workspace: starting a new one.")
+        return None
+    return await pick_session(app, sessions)
+
+
+async def pick_session(app: DshApp, sessions: list[SessionInfo]) -> str | None:
+    """The session picker: the chosen session's id, or None on Esc."""
+    choices = [(info.session_id, session_label(info)) for info in sessions]
+    answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+    app.push_screen(ChoiceScreen("Resume a session", choices, None), answer.set_result)
+    return await answer
+
+
+async def resume(app: DshApp) -> None:
+    """Pick an earlier session, then reconnect and load it. The list comes from the live
+    connection (session/list), so Esc in the picker leaves the current session untouched;
+    nothing is restarted before a choice. Not with an agent that cannot load sessions:
+    restarting it would only throw the current conversation away."""
+    if isinstance(app.screen, ChoiceScreen):
+        return  # a picker is already open
+    session = app.controller.session
+    if session is None:
+        # Not connected (still starting, or failed): there is nothing to keep.
+        await app.stop_agent()
+        app.reset_conversation()
+        app.start_agent(resume="")
+        return
+    if not app.controller.agent_can_load:
+        app.notify("This agent cannot resume sessions (it does not offer session/load).")
+        return
+    if not can_list(session.init):
+        app.notify(
+            "This agent cannot list its sessions (no session/list): "
+            "start dsh-tui with --resume ID to load one."
+        )
+        return
+    # In a worker, since the picker waits for the user's keys.
+    app.run_worker(
+        resume_from_list(app, session),
+        name="resume",
+        group="resume",
+        exclusive=True,
+        exit_on_error=False,
+    )
+
+
+async def resume_from_list(app: DshApp, session: AgentSession) -> None:
+    from acp import RequestError
+
+    from tui.agent_text import clean, clean_error
+
+    try:
+        listed = await session.conn.list_sessions(cwd=str(session.spec.cwd))
+    except (RequestError, ConnectionError) as error:
+        app.notify(f"Could not list sessions: {clean_error(error)}", severity="error")
+        return
+    others = [info for info in clean(listed.sessions) if info.session_id != session.session_id]
+    if not others:
+        app.notify("No earlier sessions in this workspace.")
+        return
+    choice = await pick_session(app, others)
+    if choice is None or app.controller.session is not session:
+        return  # Esc, or the connection changed while the picker was open
+    await app.stop_agent()
+    app.reset_conversation()
+    app.start_agent(resume=choice)
