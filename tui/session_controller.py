@@ -43,6 +43,7 @@ from tui.state import (
     TitleChanged,
     UsageChanged,
 )
+from tui.traffic import Traffic
 
 # The SDK is imported once the agent is starting (`import_connection`), not with this module:
 # the first frame needs only the UI.
@@ -72,6 +73,8 @@ class SessionController:
     def __init__(self, *observers: SessionObserver) -> None:
         self.observers: list[SessionObserver] = list(observers)
         self.conversation = Conversation()
+        # Every line on the wire, for the traffic inspector (tui/widgets/inspector.py).
+        self.traffic = Traffic()
         self.session: AgentSession | None = None
         self.failure: AgentFailed | None = None
         self.turn_running = False
@@ -179,7 +182,9 @@ class SessionController:
             await import_connection()
             from tui.connection import open_session
 
-            async with open_session(spec, self, resume, choose, process) as session:
+            async with open_session(
+                spec, self, resume, choose, process, tap=self.traffic
+            ) as session:
                 self._connected(session)
                 while stay_connected or self.queued:
                     await self.run_turn(session, await self.next_prompt())
