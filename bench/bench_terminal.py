@@ -114,7 +114,7 @@ async def measure(widget_kind: str, text: str, chunk: int | None = None) -> dict
             marks.setdefault("key", time.perf_counter())
 
     if widget_kind == "pane":
-        widget: Any = TerminalPane("bench", command="bench", session_cwd=Path("/"), animate=False)
+        widget: Any = TerminalPane("bench", command="bench", session_cwd=Path("/"))
         view: Any = widget.view
     else:
         widget = view = Log()

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui.terminal_source import TerminalState
+
 # The SDK's schema is imported where it is needed at run time (block_text, Conversation.apply),
 # not here: the app's first frame builds a Conversation and must not wait for the SDK.
 if TYPE_CHECKING:
@@ -82,65 +84,6 @@ class MessageEntry:
         return f"MessageEntry(role={self.role!r}, chars={self.chars})"
 
 
-# As much as a terminal pane keeps (tui.sanitize.DEFAULT_MAX_CHARS, not imported here so that
-# the model stays light); tests check that the two agree.
-TERMINAL_OUTPUT_MAX_CHARS = 5_000_000
-
-
-class BoundedOutput(list[str]):
-    """Output chunks in order, keeping only the last `max_chars` characters.
-
-    Trimmed once `slack` characters over the cap, so a flood of small chunks does not move the
-    whole list on every append; `dropped` counts the characters let go from the head.
-    """
-
-    def __init__(self, max_chars: int = TERMINAL_OUTPUT_MAX_CHARS) -> None:
-        super().__init__()
-        self.max_chars = max_chars
-        self.slack = min(max_chars // 4, 1_000_000)
-        self.chars = 0
-        self.dropped = 0
-
-    def append(self, chunk: str, /) -> None:
-        super().append(chunk)
-        self.chars += len(chunk)
-        if self.chars > self.max_chars + self.slack:
-            self.trim()
-
-    def trim(self) -> None:
-        excess = self.chars - self.max_chars
-        whole = 0
-        while whole < len(self) and len(self[whole]) <= excess:
-            excess -= len(self[whole])
-            whole += 1
-        dropped = self.chars - self.max_chars
-        del self[:whole]
-        if excess and self:
-            self[0] = self[0][excess:]
-        self.chars -= dropped
-        self.dropped += dropped
-
-
-@dataclass(eq=False)
-class TerminalState:
-    """A display terminal (the `_meta.terminal_*` convention) inside one tool call.
-
-    Its output keeps what the pane shows, the last TERMINAL_OUTPUT_MAX_CHARS characters, not
-    everything the agent ever streamed.
-    """
-
-    terminal_id: str
-    cwd: str | None = None
-    output: BoundedOutput = field(default_factory=lambda: BoundedOutput())
-    exit_code: int | None = None
-    signal: str | None = None
-    exited: bool = False
-    # Read off the agent's closing marker lines (which are then not shown as output):
-    timed_out_after_s: float | None = None
-    agent_kept: tuple[int, str] | None = None  # bytes the agent kept for the model, of what
-    duration_s: float | None = None  # how long the command ran, by the agent (`dsh.duration_ms`)
-
-
 @dataclass(eq=False)
 class ToolCallEntry:
     tool_call_id: str
@@ -200,40 +143,12 @@ class TerminalOutput:
 
 
 @dataclass(frozen=True)
-class PlanChanged:
-    """The agent's plan was replaced (`Conversation.plan`)."""
+class SessionChanged:
+    """Plan, title, usage, mode, commands or config options: the chrome around the transcript."""
+
+    what: Literal["plan", "title", "usage", "mode", "commands", "config"]
 
 
-@dataclass(frozen=True)
-class TitleChanged:
-    """The session's title changed (`Conversation.title`)."""
-
-
-@dataclass(frozen=True)
-class UsageChanged:
-    """The context window's use changed (`Conversation.usage`)."""
-
-
-@dataclass(frozen=True)
-class ModeChanged:
-    """The current mode changed (`Conversation.mode_id`)."""
-
-
-@dataclass(frozen=True)
-class CommandsChanged:
-    """The agent's slash commands were replaced (`Conversation.commands`)."""
-
-
-@dataclass(frozen=True)
-class SettingsChanged:
-    """Config options or the current offered model changed: the model shown may differ."""
-
-
-# The chrome around the transcript, one record per thing that changed: observers switch on
-# the type, never on a string.
-SessionChanged = (
-    PlanChanged | TitleChanged | UsageChanged | ModeChanged | CommandsChanged | SettingsChanged
-)
 Change = EntryAdded | TextAppended | ToolCallChanged | TerminalOutput | SessionChanged
 
 # The bash tool's closing marker lines (agent/tools/bash.py `render_output`).
@@ -243,16 +158,6 @@ TIMEOUT_MARKER = re.compile(r"\[timed out after (\d+)ms\]")
 TRUNCATED_MARKER = re.compile(r"\[output truncated; kept the last (\d+) bytes of ([^\]\n]+)\]")
 
 TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "raw_input", "raw_output")
-
-
-def select_choices(option: Any) -> list[tuple[str, str]]:
-    """A select config option's (value, name) pairs, its groups flattened in order: options
-    come either as a flat list or as groups that each hold a list."""
-    return [
-        (str(item.value), str(item.name))
-        for choice in option.options
-        for item in getattr(choice, "options", [choice])
-    ]
 
 
 def block_text(block: ContentBlock) -> str:
@@ -310,7 +215,7 @@ class Conversation:
         if self.offered_models is None:
             return []
         self.offered_models = OfferedModels(model_id, self.offered_models.choices)
-        return [SettingsChanged()]
+        return [SessionChanged("config")]
 
     @property
     def mode_name(self) -> str | None:
@@ -337,7 +242,11 @@ class Conversation:
                 return None
             return dict(offered.choices).get(offered.current)  # a name, never the raw id
         current = option.current_value
-        return dict(select_choices(option)).get(current, str(current))
+        for choice in option.options:
+            for item in getattr(choice, "options", [choice]):
+                if getattr(item, "value", None) == current:
+                    return str(item.name)
+        return str(current)
 
     def add(self, entry: Entry) -> list[Change]:
         self.entries.append(entry)
@@ -397,23 +306,23 @@ class Conversation:
                 return self.upsert_tool_call(update)
             case AgentPlanUpdate(entries=entries):
                 self.plan = list(entries)
-                return [PlanChanged()]
+                return [SessionChanged("plan")]
             case SessionInfoUpdate():
                 if "title" in update.model_fields_set:
                     self.title = update.title
-                return [TitleChanged()]
+                return [SessionChanged("title")]
             case UsageUpdate():
                 self.usage = update
-                return [UsageChanged()]
+                return [SessionChanged("usage")]
             case CurrentModeUpdate(current_mode_id=mode_id):
                 self.mode_id = mode_id
-                return [ModeChanged()]
+                return [SessionChanged("mode")]
             case AvailableCommandsUpdate(available_commands=commands):
                 self.commands = list(commands)
-                return [CommandsChanged()]
+                return [SessionChanged("commands")]
             case ConfigOptionUpdate(config_options=options):
                 self.config_options = list(options)
-                return [SettingsChanged()]
+                return [SessionChanged("config")]
         kind = getattr(update, "session_update", type(update).__name__)
         log.warning("unsupported session update: %r", kind)
         return self.unsupported(f"update kind {kind!r}")

@@ -39,7 +39,6 @@ def make_pane(command: str, *, cwd: str = "/project", **kwargs: Any) -> Terminal
         session_cwd=SESSION,
         clock=lambda: 0.0,
         started_at=0.0,
-        animate=False,
         **kwargs,
     )
 

@@ -10,35 +10,31 @@ from pathlib import Path
 import pytest
 from acp.schema import ToolCallProgress, ToolCallStart
 
-from tui.state import TERMINAL_OUTPUT_MAX_CHARS, BoundedOutput, Conversation
+from tui.state import Conversation
 from tui.terminal_stream import DEFAULT_MAX_CHARS
 
 
-def test_terminal_output_in_state_keeps_what_the_pane_keeps() -> None:
-    assert TERMINAL_OUTPUT_MAX_CHARS == DEFAULT_MAX_CHARS
+def test_terminal_output_in_state_is_one_bounded_store() -> None:
+    """12 M characters streamed into a display terminal no pane shows: the state keeps at most
+    what a pane would (the feed's queue is cut back to the tail its buffer can retain), and a
+    pane shown later parses exactly that tail."""
     conversation = Conversation()
     conversation.apply(ToolCallStart(session_update="tool_call", tool_call_id="t", title="run"))
-    chunk = "0123456789" * 10_000  # 100k characters
-    for i in range(120):  # 12 M characters streamed
+    for i in range(120):  # 12 M characters streamed, 100k (1,000 lines) at a time
         update = ToolCallProgress(session_update="tool_call_update", tool_call_id="t")
-        update.field_meta = {"terminal_output": {"terminal_id": "t", "data": f"{i:08d}{chunk}"}}
+        data = "".join(f"{i:04d} {j:04d} " + "x" * 89 + "\n" for j in range(1000))
+        update.field_meta = {"terminal_output": {"terminal_id": "t", "data": data}}
         conversation.apply(update)
     terminal = conversation.tool_calls["t"].terminal
     assert terminal is not None
-    kept = "".join(terminal.output)
-    assert len(kept) <= TERMINAL_OUTPUT_MAX_CHARS + terminal.output.slack
-    assert kept.endswith(f"{119:08d}{chunk}")  # the tail is what is kept
-    assert terminal.output.dropped + len(kept) == 120 * (8 + len(chunk))
-
-
-def test_bounded_output_trims_to_the_cap_at_a_chunk_boundary_or_inside_one() -> None:
-    out = BoundedOutput(max_chars=10)
-    out.slack = 0
-    for piece in ("abc", "defg", "hij", "klmnop"):
-        out.append(piece)
-    assert "".join(out) == "ghijklmnop" and out.chars == 10 and out.dropped == 6
-    out.append("x" * 25)
-    assert list(out) == ["x" * 10]
+    feed = terminal.output
+    assert feed.chars == 120 * 100_000
+    assert feed.queued_chars <= 2 * DEFAULT_MAX_CHARS
+    feed.buffer.feed(feed.take())  # what a pane does once it is shown
+    kept = list(feed.buffer.lines)
+    assert sum(len(line) + 1 for line in kept) <= DEFAULT_MAX_CHARS
+    assert kept[-1] == "0119 0999 " + "x" * 89  # the tail is what is kept
+    assert feed.buffer.dropped_lines + len(kept) == 120_000
 
 
 def test_the_client_log_is_rotated(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from acp.schema import (
 from textual.app import App, ComposeResult
 
 import tui.widgets.tool_card
+from tui.config import AppConfig
 from tui.state import Change, Conversation
 from tui.widgets.conversation import ConversationView
 from tui.widgets.terminal_pane import TerminalPane
@@ -45,8 +46,9 @@ class Clock:
 
 
 class Host(App[None]):
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock) -> None:
         super().__init__()
+        self.config = AppConfig(clock=clock)  # as the CLI builds it, with a clock to move
         self.conversation = Conversation()
 
     def compose(self) -> ComposeResult:
@@ -105,8 +107,6 @@ class Host(App[None]):
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     value = Clock()
-    monkeypatch.setattr(tui.widgets.tool_card, "PANE_CLOCK", value)
-    monkeypatch.setattr(TerminalPane, "ANIMATE", False)
     monkeypatch.setattr(tui.widgets.tool_card, "AGENT_DURATIONS", True)
     return value
 
@@ -118,7 +118,7 @@ def header(card: ToolCard) -> str:
 
 
 async def test_a_rejected_command_is_not_run_and_has_no_clock(clock: Clock) -> None:
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("rm -rf build")
         app.ask()
@@ -137,7 +137,7 @@ async def test_a_rejected_command_is_not_run_and_has_no_clock(clock: Clock) -> N
 
 async def test_a_cancelled_command_stops_its_clock_when_the_card_fails(clock: Clock) -> None:
     """`$ sleep 30` then Esc: `Error: command aborted`, and the pane stops at 9.3 s."""
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("sleep 30")
         await pilot.pause()
@@ -150,7 +150,7 @@ async def test_a_cancelled_command_stops_its_clock_when_the_card_fails(clock: Cl
 
 
 async def test_the_end_of_the_turn_settles_a_running_pane(clock: Clock) -> None:
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("sleep 30")
         await pilot.pause()
@@ -162,7 +162,7 @@ async def test_the_end_of_the_turn_settles_a_running_pane(clock: Clock) -> None:
 
 
 async def test_a_dismissed_question_with_the_turn_ending_is_not_run(clock: Clock) -> None:
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("make")
         app.ask()
@@ -175,7 +175,7 @@ async def test_a_dismissed_question_with_the_turn_ending_is_not_run(clock: Clock
 
 
 async def test_the_duration_counts_from_the_answer_not_from_the_card(clock: Clock) -> None:
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("make")
         app.ask()
@@ -202,7 +202,7 @@ async def test_a_failed_exit_wins_over_completed_and_markers_are_not_repeated(
 ) -> None:
     """`$ false`: the header says `✕ exit 1` (the agent's `completed` dim beside it), the border
     is the failure colour, and the pane shows its own `(no output)`, not the agent's text."""
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("false")
         await pilot.pause()
@@ -223,7 +223,7 @@ async def test_a_failed_exit_wins_over_completed_and_markers_are_not_repeated(
 
 
 async def test_output_keeps_its_last_line_and_drops_only_the_marker(clock: Clock) -> None:
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("grep -q x f || exit 3")
         await pilot.pause()
@@ -243,7 +243,7 @@ async def test_output_keeps_its_last_line_and_drops_only_the_marker(clock: Clock
 async def test_the_agent_truncation_is_said_once_in_the_info_line(clock: Clock) -> None:
     """`seq 1 100000`: no `[output truncated; ...]` line in the output; the info line says the
     agent gave the model only the tail, beside the one size figure."""
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("seq 1 100000")
         await pilot.pause()
@@ -275,7 +275,7 @@ async def test_the_agents_measured_duration_is_shown_live_and_replayed(
 ) -> None:
     """Live, the update comes 5.6 s after the card; replayed, at once. Both say 5.5 s, the
     duration the agent measured and logged (`_meta["dsh.duration_ms"]`)."""
-    app = Host()
+    app = Host(clock)
     async with app.run_test() as pilot:
         app.start("make")
         await pilot.pause()

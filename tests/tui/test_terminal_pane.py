@@ -23,6 +23,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from support import wait_until
+from tui.terminal_source import SpecTerminal
 from tui.terminal_stream import TerminalScreenBuffer
 from tui.terminals import TerminalManager
 from tui.widgets.terminal_pane import (
@@ -72,7 +73,6 @@ class Host(App[None]):
 def pane(**kwargs: Any) -> TerminalPane:
     kwargs.setdefault("command", "make test")
     kwargs.setdefault("session_cwd", SESSION)
-    kwargs.setdefault("animate", False)
     return TerminalPane("term-1", **kwargs)
 
 
@@ -237,16 +237,18 @@ async def test_a_long_cwd_keeps_its_deep_end() -> None:
         assert p.status_text() == "…y/directory/directory/directory · ⠋ running · 0.0 s"
 
 
-async def test_running_spinner_moves_only_when_animated() -> None:
-    frozen, live = pane(), pane(animate=True)
-    async with Host(frozen, live).run_test() as pilot:
-        first = live.status_text()
-        await wait_until(pilot, lambda: live.status_text() != first)
-        assert frozen.status_text().startswith("⠋ running")
-        live.set_exit(0)
-        done = live.status_text()
+async def test_the_spinner_moves_on_the_transcripts_tick_and_stops_at_the_end() -> None:
+    p = pane(clock=Clock())
+    async with Host(p).run_test() as pilot:
+        assert p.status_text() == "⠋ running · 0.0 s"
         await pilot.pause(0.25)
-        assert live.status_text() == done
+        assert p.status_text() == "⠋ running · 0.0 s"  # no timer of its own
+        p.tick(3)
+        assert p.status_text() == "⠸ running · 0.0 s"
+        p.set_exit(0)
+        done = p.status_text()
+        p.tick(4)
+        assert p.status_text() == done
 
 
 async def test_ascii_glyphs() -> None:
@@ -396,10 +398,11 @@ async def test_a_real_process_through_the_terminal_manager(tmp_path: Path) -> No
         "sys.exit(3)\n"
     )
     terminal_id = await manager.create(sys.executable, ["-c", script])
-    p = TerminalPane(terminal_id, session_cwd=tmp_path.parent, animate=False)
+    p = TerminalPane(
+        terminal_id, session_cwd=tmp_path.parent, source=SpecTerminal(manager, terminal_id)
+    )
     try:
         async with Host(p).run_test() as pilot:
-            unsubscribe = p.connect_terminal(manager)
             await manager.wait_for_exit(terminal_id)
             await wait_until(pilot, lambda: p.exited)
             await p.flush()
@@ -408,7 +411,6 @@ async def test_a_real_process_through_the_terminal_manager(tmp_path: Path) -> No
             assert p.exit_code == 3
             assert p.status_text().startswith(f"{tmp_path.name} · ✕ exit 3 · ")
             assert p.command is not None and p.command.startswith(shlex.quote(sys.executable))
-            unsubscribe()
     finally:
         await manager.close_all()
 
@@ -423,9 +425,9 @@ async def test_a_killed_process_shows_its_signal_and_replays_into_a_late_pane(
     try:
         await wait_until_output(manager, terminal_id, "started")
         await manager.kill(terminal_id)
-        p = TerminalPane(terminal_id, session_cwd=tmp_path, animate=False)  # after the fact
+        source = SpecTerminal(manager, terminal_id)
+        p = TerminalPane(terminal_id, session_cwd=tmp_path, source=source)  # after the fact
         async with Host(p).run_test() as pilot:
-            p.connect_terminal(manager)
             await pilot.pause()
             assert p.plain_lines() == ["started"]
             assert "✕ killed by SIGTERM" in p.status_text()
@@ -446,12 +448,13 @@ async def test_removing_the_pane_unsubscribes(tmp_path: Path) -> None:
     terminal_id = await manager.create("true")
     try:
         await manager.wait_for_exit(terminal_id)
-        p = TerminalPane(terminal_id, session_cwd=tmp_path, animate=False)
+        source = SpecTerminal(manager, terminal_id)
+        p = TerminalPane(terminal_id, session_cwd=tmp_path, source=source)
         async with Host(p).run_test() as pilot:
-            p.connect_terminal(manager)
+            assert source.watched
             await p.remove()
             await pilot.pause()
-            assert p._unsubscribe is None
+            assert not source.watched
     finally:
         await manager.close_all()
 

@@ -110,10 +110,11 @@ class ConversationView(VerticalScroll):
                     card = self._widgets.get(id(entry))
                     if isinstance(card, ToolCard):
                         card.refresh_fields(fields)
-                case TerminalOutput(entry=entry, data=data):
+                case TerminalOutput(entry=entry):
+                    # The pane follows the terminal's own feed; the card may need a pane.
                     card = self._widgets.get(id(entry))
                     if isinstance(card, ToolCard):
-                        card.append_terminal_output(data)
+                        card.show_terminal_output()
 
     def _queue_mount(self, widget: Widget) -> None:
         """Mount in batches: a burst of new entries costs one layout pass, not one each."""
@@ -221,10 +222,14 @@ class ConversationView(VerticalScroll):
         elif not wanted and self.is_anchored:
             self.anchor(False)
 
+    def widget_of(self, entry: object) -> Widget | None:
+        return self._widgets.get(id(entry))
+
     def tick_spinners(self, frame: int) -> None:
-        """Running calls sit near the bottom; ticking only the newest cards keeps a frame cheap."""
+        """The transcript's one spinner tick, for cards and their terminal panes alike.
+        Running calls sit near the bottom; ticking only the newest cards keeps a frame cheap."""
         for widget in self._live[-SPINNER_WINDOW:]:
-            if isinstance(widget, ToolCard) and widget.entry.status == "in_progress":
+            if isinstance(widget, ToolCard):
                 widget.tick(frame)
 
     def clear(self) -> None:

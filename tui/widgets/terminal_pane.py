@@ -7,74 +7,47 @@
 
 Design choices, measured in `bench/bench_terminal.py`:
 
-* Output goes through `TerminalScreenBuffer` (SGR kept, CR overwrites, every other escape
-  dropped), so nothing raw reaches the user's terminal. The buffer keeps about `max_chars` of
-  text and drops from the head.
-* The body is a Line API `ScrollView` over the buffer's lines: only the visible rows are turned
-  into styled `Strip`s (`Text.from_ansi`), cached. `Log` is as fast but renders no styles;
-  `RichLog` renders every line up front (14-40 s for 10 MB).
+* Output arrives in a `TerminalFeed` (tui/terminal_source.py): the pane's own, or the one of the
+  source it follows, a spec or a display terminal alike. It goes through `TerminalScreenBuffer`
+  (SGR kept, CR overwrites, every other escape dropped), so nothing raw reaches the user's
+  terminal; the buffer keeps about `max_chars` of text and drops from the head.
+* The body is a Line API view over the buffer's lines (tui/widgets/terminal_view.py).
 * A big append is parsed by a worker in slices of a few milliseconds, yielding to the event loop
   in between, so key presses are handled during a 10 MB burst. A burst bigger than `max_chars`
   is only parsed from where its retained tail starts. Small appends are parsed at once.
 * Tail-follow uses Textual's anchor: the view sticks to the bottom until the user scrolls up,
   and sticks again once they scroll back down.
-* Durations come from an injectable clock, and the spinner can be frozen (`animate=False`, or
-  `TerminalPane.ANIMATE = False`), so snapshots are deterministic.
+* The pane has no timer: the spinner advances on the transcript's one tick (`tick`), which runs
+  only while the app animates; durations come from an injectable clock, so snapshots are
+  deterministic.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import shlex
-import signal as signal_module
 import time
-from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
 
-from rich.cells import cell_len
-from rich.style import Style
-from rich.text import Text
 from textual.app import ComposeResult
-from textual.cache import LRUCache
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
-from textual.geometry import Size
-from textual.scroll_view import ScrollView
-from textual.selection import Selection
-from textual.strip import Strip
-from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.sanitize import strip_control
-from tui.sgr import plain_line, styled_line
-from tui.terminal_stream import DEFAULT_MAX_CHARS, TerminalScreenBuffer
+from tui.glyphs import ASCII_GLYPHS, UNICODE_GLYPHS
+from tui.terminal_labels import display_cwd, format_bytes, format_duration, signal_name
+from tui.terminal_source import TerminalFeed, TerminalSource
+from tui.terminal_stream import DEFAULT_MAX_CHARS
+from tui.widgets.terminal_header import command_content, info_text, status_content
+from tui.widgets.terminal_view import TerminalOutputView
 
-if TYPE_CHECKING:
-    from tui.terminals import ExitStatus, TerminalManager
-
-__all__ = ["ASCII_GLYPHS", "UNICODE_GLYPHS", "TerminalOutputView", "TerminalPane"]
-
-UNICODE_GLYPHS: dict[str, str] = {
-    "prompt": "❯",
-    "ok": "✓",
-    "fail": "✕",
-    "done": "■",
-    "info": "▮",
-    "sep": "·",
-    "spinner": "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏",
-}
-ASCII_GLYPHS: dict[str, str] = {
-    "prompt": ">",
-    "ok": "ok",
-    "fail": "x",
-    "done": "#",
-    "info": "#",
-    "sep": "-",
-    "spinner": "|/-\\",
-}
+__all__ = [
+    "TerminalOutputView",
+    "TerminalPane",
+    "display_cwd",
+    "format_bytes",
+    "format_duration",
+    "signal_name",
+]
 
 # Appends up to this size, with nothing queued, are parsed at once; bigger ones go to the worker.
 _SYNC_CHARS = 64 * 1024
@@ -89,237 +62,20 @@ _YIELDS = 4
 _PUBLISH_INTERVAL_S = 0.25
 # Streamed deltas are shown at most this often.
 _STREAM_INTERVAL_S = 1 / 30
-_SPINNER_INTERVAL_S = 0.1
-_MAX_CWD_CELLS = 32
-
-
-def format_duration(seconds: float) -> str:
-    """`0.4 s`, `12 s`, `3 m 05 s`, `2 h 03 m`: short, and stable for snapshots."""
-    seconds = max(seconds, 0.0)
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 60:
-        return f"{int(seconds)} s"
-    if seconds < 3600:
-        minutes, secs = divmod(int(seconds), 60)
-        return f"{minutes} m {secs:02d} s"
-    hours, rest = divmod(int(seconds), 3600)
-    return f"{hours} h {rest // 60:02d} m"
-
-
-def format_bytes(count: int) -> str:
-    """`812 B`, `54 KB`, `10.5 MB` (1024-based, like the 5 MB retention)."""
-    if count < 1024:
-        return f"{count} B"
-    if count < 1024 * 1024:
-        return f"{count / 1024:.0f} KB"
-    return f"{count / (1024 * 1024):.1f} MB"
-
-
-def signal_name(value: str) -> str:
-    """`SIGTERM` for `SIGTERM`, `TERM`, `15` or `-15`; anything else is shown cleaned up."""
-    text = strip_control(value)[:32]
-    number = text.lstrip("-")
-    if number.isdigit():
-        try:
-            return signal_module.Signals(int(number)).name
-        except ValueError:
-            return f"signal {number}"
-    names = signal_module.Signals.__members__
-    for candidate in (text.upper(), "SIG" + text.upper()):
-        if candidate in names:
-            return candidate
-    return text
-
-
-def display_cwd(cwd: str | None, session_cwd: Path) -> str:
-    """Inside the session: relative (`src/app`); elsewhere: `~`-abbreviated. The session
-    directory itself is not shown (""): the header names it already, and a long path there
-    would take the room of the command.
-
-    Purely textual (no filesystem access), so snapshots need no real directories.
-    """
-    if not cwd:
-        return ""
-    root = Path(os.path.normpath(session_cwd))
-    path = Path(os.path.normpath(root / cwd))  # an absolute cwd replaces the root
-    if path == root:
-        return ""
-    if path.is_relative_to(root):
-        return strip_control(str(path.relative_to(root)))
-    home = Path.home()
-    if path == home:
-        return "~"
-    if home != Path(home.anchor) and path.is_relative_to(home):
-        return strip_control("~/" + str(path.relative_to(home)))
-    return strip_control(str(path))
-
-
-def _utf8_size(data: str) -> tuple[str, int]:
-    """The text with lone surrogates replaced (they would crash the terminal writer), and its
-    UTF-8 size."""
-    if data.isascii():
-        return data, len(data)
-    try:
-        return data, len(data.encode("utf-8"))
-    except UnicodeEncodeError:
-        encoded = data.encode("utf-8", "replace")
-        return encoded.decode("utf-8"), len(encoded)
-
-
-class TerminalOutputView(ScrollView, can_focus=True):
-    """The output rows: a Line API view of a `TerminalScreenBuffer`.
-
-    It shows the buffer as of the last `sync`, addressed by absolute line number, so lines
-    dropped from the head in between never shift what is on screen. Only visible rows are
-    parsed into styles, and cached by absolute line number (completed lines never change).
-    """
-
-    ALLOW_SELECT = True
-    DEFAULT_CSS = """
-    TerminalOutputView {
-        height: auto;
-        max-height: 15;
-        background: $surface-darken-1;
-        color: $foreground;
-        scrollbar-size-vertical: 1;
-        scrollbar-size-horizontal: 1;
-        &:focus { background-tint: $foreground 5%; }
-    }
-    """
-
-    def __init__(
-        self,
-        buffer: TerminalScreenBuffer,
-        *,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self._buffer = buffer
-        self._base = 0  # absolute number of the first retained line, at the last sync
-        self._completed = 0  # completed lines shown
-        self._partial = ""  # the line being written, shown last
-        self._cache: LRUCache[int, Strip] = LRUCache(512)
-        self._partial_strip: Strip | None = None
-
-    @property
-    def line_count(self) -> int:
-        """Rows shown (completed lines plus the partial one)."""
-        return self._completed + (1 if self._partial else 0)
-
-    @property
-    def following(self) -> bool:
-        """Whether the view sticks to the last line (anchored, and the user has not scrolled up).
-
-        Reads Textual's anchor state (`textual` is pinned exactly): `is_anchored` alone stays
-        true after the user scrolls away."""
-        return self.is_anchored and not self._anchor_released
-
-    def sync(self) -> None:
-        """Show what the buffer holds now."""
-        buffer = self._buffer
-        dropped = buffer.dropped_lines - self._base
-        following = self.following
-        self._base = buffer.dropped_lines
-        self._completed = len(buffer.lines)
-        partial = buffer.partial
-        if partial != self._partial:
-            self._partial = partial
-            self._partial_strip = None
-        width = max(buffer.max_cells, cell_len(plain_line(partial)) if partial else 0)
-        self.virtual_size = Size(width, self.line_count)
-        if dropped > 0 and not following:
-            # The user scrolled up to read: keep the same lines in view as the head goes.
-            self.scroll_to(y=max(0, self.scroll_y - dropped), animate=False, immediate=True)
-        self.refresh()
-
-    def plain_lines(self) -> list[str]:
-        """The retained output without styles, one string per row (the partial line last)."""
-        lines = [plain_line(line) for line in self._buffer.lines]
-        partial = self._buffer.partial
-        if partial:
-            lines.append(plain_line(partial))
-        return lines
-
-    # ------------------------------------------------------------------------------ rendering
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._cache.clear()
-        self._partial_strip = None
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
-        width = self.size.width
-        style = self.rich_style
-        strip = self._row_strip(index, style)
-        if strip is None:
-            return Strip.blank(width, style)
-        return strip.crop_extend(scroll_x, scroll_x + width, style).apply_offsets(scroll_x, index)
-
-    def _row_strip(self, index: int, style: Style) -> Strip | None:
-        selection = self.text_selection
-        if index < self._completed:
-            key = self._base + index
-            cached = self._cache.get(key) if selection is None else None
-            if cached is not None:
-                return cached
-            text = self._buffer.styled(key)
-            if text is None:
-                return None  # dropped since the last sync; the next sync redraws
-            strip = self._make_strip(text, index, style, selection)
-            if selection is None:
-                self._cache[key] = strip
-            return strip
-        if index == self._completed and self._partial:
-            if self._partial_strip is None or selection is not None:
-                strip = self._make_strip(styled_line(self._partial), index, style, selection)
-                if selection is not None:
-                    return strip
-                self._partial_strip = strip
-            return self._partial_strip
-        return None
-
-    def _make_strip(
-        self, text: Text, index: int, style: Style, selection: Selection | None
-    ) -> Strip:
-        """One row from a line's styled text (kept by the buffer: copied before a selection is
-        painted on it)."""
-        if selection is not None and (span := selection.get_span(index)) is not None:
-            start, end = span
-            if end == -1:
-                end = len(text)
-            text = text.copy()
-            text.stylize(self.screen.get_component_rich_style("screen--selection"), start, end)
-        # `Text.render` leaves the base style to the console: put the widget's style beneath.
-        return Strip(text.render(self.app.console), text.cell_len).apply_style(style)
-
-    # ------------------------------------------------------------------------------ selection
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        return selection.extract("\n".join(self.plain_lines())), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
-        self._cache.clear()
-        self._partial_strip = None
-        self.refresh()
 
 
 class TerminalPane(Vertical):
     """A command's output with its prompt line, cwd, duration and exit badge.
 
     Feed it with `append` (streamed deltas or whole chunks, any number of times, also before it
-    is mounted) and end it with `set_exit`; `set_command` fills in the prompt line later.
-    `connect_terminal` follows a client-side terminal of a `TerminalManager` instead. The clock
-    (seconds, `time.monotonic` by default) times the command from construction, or from
-    `started_at`, to `set_exit`. `max_rows` caps the output's height (it scrolls inside) and
-    `max_chars` the text kept (the head is dropped). `flush` waits until all output is shown.
-    CSS hooks: `-exited` and `-failed` classes on the pane.
+    is mounted) and end it with `set_exit`; `set_command` fills in the prompt line later. With
+    a `source` it follows that terminal instead: its output, command line, cwd, timing and exit.
+    The clock (seconds, `time.monotonic` by default) times the command from construction, or
+    from `started_at`, to `set_exit`; `agent_durations` lets a source's own measure of the
+    run (`TerminalEnd.duration_s`) stand instead. `max_rows` caps the output's height (it
+    scrolls inside) and `max_chars` the text kept (the head is dropped). `flush` waits until
+    all output is shown. CSS hooks: `-exited` and `-failed` classes on the pane.
     """
-
-    ANIMATE: ClassVar[bool] = True
-    """Default for `animate`: turn off to freeze every spinner (snapshots)."""
 
     DEFAULT_CSS = """
     TerminalPane {
@@ -360,8 +116,9 @@ class TerminalPane(Vertical):
         started_at: float | None = None,
         max_rows: int = 15,
         max_chars: int = DEFAULT_MAX_CHARS,
-        animate: bool | None = None,
         ascii_glyphs: bool = False,
+        source: TerminalSource | None = None,
+        agent_durations: bool = True,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -375,34 +132,38 @@ class TerminalPane(Vertical):
         self.started_at = clock() if started_at is None else started_at
         self.finished_at: float | None = None
         self.max_rows = max_rows
-        self.animate_spinner = self.ANIMATE if animate is None else animate
         self.glyphs = ASCII_GLYPHS if ascii_glyphs else UNICODE_GLYPHS
+        self.spinner_frame = 0
         self.exited = False
         self.exit_code: int | None = None
         self.signal: str | None = None
         self.timed_out_after_s: float | None = None
-        self.received_bytes = 0
         self.awaiting = False  # a permission question about the command is open
         self.settled: str | None = None  # how the card ended without an exit status
         self.not_run = False  # settled, and the command never started
         self.agent_kept: tuple[int, str] | None = None  # bytes the agent kept, of what
-        self._buffer = TerminalScreenBuffer(max_chars=max_chars)
-        self._queue: deque[str] = deque()
-        self._queued_chars = 0
+        self.source = source
+        self.agent_durations = agent_durations
+        self._feed = source.output if source is not None else TerminalFeed(max_chars)
+        self._buffer = self._feed.buffer
+        self._stop_listening = self._feed.listen(self._on_output)
+        self._unwatch: Callable[[], None] | None = None
         self._draining = False
         self._drained = asyncio.Event()
         self._drained.set()
         self._publish_scheduled = False
         self._last_publish = 0.0
-        self._frame = 0
-        self._ticker: Timer | None = None
-        self._unsubscribe: Callable[[], None] | None = None
         self._live = False  # mounted (`is_mounted` only turns true after `on_mount`)
         self._command_label = Static(classes="terminal-pane--command", markup=False)
         self._status_label = Static(classes="terminal-pane--status", markup=False)
         self._view = TerminalOutputView(self._buffer)
         self._view.styles.max_height = max_rows
         self._info_label = Static(classes="terminal-pane--info", markup=False)
+        if source is not None:
+            self._unwatch = source.watch(self._source_changed)
+            self._source_changed()
+        if self.output_queued:
+            self._on_output()  # what came before the pane: a little is parsed at once
 
     # ------------------------------------------------------------------------------ public API
     @property
@@ -424,9 +185,19 @@ class TerminalPane(Vertical):
         return self._buffer.dropped_lines + self._view.line_count
 
     @property
+    def dropped_lines(self) -> int:
+        """Lines dropped from the head to stay within `max_chars`."""
+        return self._buffer.dropped_lines
+
+    @property
     def truncated(self) -> bool:
         """Whether lines were dropped from the head to stay within `max_chars`."""
         return self._buffer.truncated
+
+    @property
+    def received_bytes(self) -> int:
+        """The UTF-8 size of all output received."""
+        return self._feed.received_bytes
 
     @property
     def duration(self) -> float:
@@ -440,9 +211,14 @@ class TerminalPane(Vertical):
         return not (self.exited or self.settled is not None or self.awaiting)
 
     @property
+    def output_queued(self) -> bool:
+        """Whether output arrived that is not parsed yet."""
+        return self._feed.queued_chars > 0
+
+    @property
     def busy(self) -> bool:
         """Whether appended output is still waiting to be parsed or shown."""
-        return bool(self._queue) or self._draining or self._publish_scheduled
+        return self.output_queued or self._draining or self._publish_scheduled
 
     def plain_lines(self) -> list[str]:
         """The output shown, without styles (after `flush`, everything appended)."""
@@ -450,26 +226,22 @@ class TerminalPane(Vertical):
 
     def status_text(self) -> str:
         """The right side of the header as plain text, e.g. `src · ✕ exit 3 · 0.1 s`."""
-        return self._status_content().plain
+        return status_content(self).plain
 
     def append(self, data: str) -> None:
         """Add output: a streamed delta or a whole chunk, in order. Never blocks for long.
 
         Works before the pane is mounted (the output waits) and from outside the app's context,
         such as a `TerminalManager` listener."""
-        if not data:
-            return
-        data, size = _utf8_size(data)
-        self.received_bytes += size
-        self._queue.append(data)
-        self._queued_chars += len(data)
-        if self._draining:
-            return
-        if self._queued_chars <= _SYNC_CHARS:
-            self._parse_queue()
-            self._schedule_publish()
-        elif self._live:
-            self._start_drain()
+        self._feed.append(data)
+
+    def tick(self, frame: int) -> None:
+        """Advance the running spinner: called on the transcript's one tick, never a timer of
+        the pane's own."""
+        if self.running and frame != self.spinner_frame:
+            self.spinner_frame = frame
+            if self._live:
+                self._status_label.update(status_content(self))
 
     def set_awaiting(self, awaiting: bool) -> None:
         """A permission question about the command opened (`True`) or was answered: waiting is
@@ -492,7 +264,6 @@ class TerminalPane(Vertical):
         self.awaiting = False
         self.settled = outcome
         self.finished_at = self._clock()
-        self._stop_ticker()
         if self._live:
             self._refresh_header()
 
@@ -502,11 +273,6 @@ class TerminalPane(Vertical):
             self.agent_kept = kept
             if self._live:
                 self._refresh_info()
-
-    def _stop_ticker(self) -> None:
-        if self._ticker is not None:
-            self._ticker.stop()
-            self._ticker = None
 
     def set_exit(
         self,
@@ -528,7 +294,6 @@ class TerminalPane(Vertical):
         self.awaiting = False
         self.settled = None
         self.not_run = False
-        self._stop_ticker()
         self.set_class(True, "-exited")
         self.set_class(self._failed, "-failed")
         if self._live:
@@ -548,30 +313,30 @@ class TerminalPane(Vertical):
         while True:
             if self._draining:
                 await self._drained.wait()
-            elif self._queue and self._live:
+            elif self.output_queued and self._live:
                 self._start_drain()
             else:
                 break
         if self._publish_scheduled:
             self._publish()
 
-    def connect_terminal(self, manager: TerminalManager) -> Callable[[], None]:
-        """Follow a client-side terminal: its command line, cwd, timing, output and exit.
-
-        Uses the manager's clock (`time.monotonic`), so the pane's clock should be the same.
-        Returns the unsubscribe function; it is also called when the pane is removed.
-        """
-        info = manager.info(self.terminal_id)
-        command = shlex.join([info.command, *info.args]) if info.args else info.command
-        self.set_command(command, info.cwd)
-        self.started_at = info.started_at
-
-        def on_exit(status: ExitStatus) -> None:
-            finished = manager.info(self.terminal_id).finished_at
-            self.set_exit(status.exit_code, status.signal, finished_at=finished)
-
-        self._unsubscribe = manager.subscribe(self.terminal_id, self.append, on_exit)
-        return self._unsubscribe
+    # ------------------------------------------------------------------------------ the source
+    def _source_changed(self) -> None:
+        """Take what the source says now: command line, cwd, start, agent note and exit."""
+        assert self.source is not None
+        facts = self.source.facts()
+        if facts.command is not None or facts.cwd is not None:
+            self.set_command(facts.command or self._command, facts.cwd)
+        if facts.started_at is not None:
+            self.started_at = facts.started_at
+        self.set_agent_kept(facts.agent_kept)
+        end = facts.end
+        if end is None or self.exited:
+            return
+        finished = end.finished_at
+        if self.agent_durations and end.duration_s is not None:
+            finished = self.started_at + end.duration_s
+        self.set_exit(end.exit_code, end.signal, end.timed_out_after_s, finished_at=finished)
 
     # ------------------------------------------------------------------------------ lifecycle
     def compose(self) -> ComposeResult:
@@ -586,25 +351,28 @@ class TerminalPane(Vertical):
         self._view.anchor()
         self._refresh_header()
         self._publish()
-        if self._queue:
+        if self.output_queued:
             self._start_drain()
-        if not self.exited and self.settled is None and self.animate_spinner:
-            self._ticker = self.set_interval(_SPINNER_INTERVAL_S, self._tick)
 
     def on_unmount(self) -> None:
         self._live = False
         self._draining = False
         self._drained.set()  # nothing more will be parsed: release `flush`
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        self._stop_listening()
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
 
     # ------------------------------------------------------------------------------ parsing
-    def _parse_queue(self) -> None:
-        data = "".join(self._queue)
-        self._queue.clear()
-        self._queued_chars = 0
-        self._buffer.feed(data)
+    def _on_output(self) -> None:
+        """Output arrived in the feed: parse a little at once, a lot in the worker."""
+        if self._draining:
+            return
+        if self._feed.queued_chars <= _SYNC_CHARS:
+            self._buffer.feed(self._feed.take())
+            self._schedule_publish()
+        elif self._live:
+            self._start_drain()
 
     def _start_drain(self) -> None:
         """Parse the queue in a worker. Started through the message queue, because `append`
@@ -621,14 +389,11 @@ class TerminalPane(Vertical):
     async def _drain(self) -> None:
         """Parse the queue in slices, yielding to the event loop every few milliseconds."""
         clock = time.perf_counter
-        buffer = self._buffer
+        buffer, feed = self._buffer, self._feed
         try:
             deadline = clock() + _SLICE_BUDGET_S
-            while self._queue:
-                data = "".join(self._queue)
-                self._queue.clear()
-                self._queued_chars = 0
-                data = buffer.skip_head(data)  # only the retainable tail of a huge burst
+            while feed.queued_chars:
+                data = buffer.skip_head(feed.take())  # only the retainable tail of a huge burst
                 pos, size = 0, len(data)
                 while pos < size:
                     if clock() >= deadline:
@@ -671,12 +436,6 @@ class TerminalPane(Vertical):
             self._view.display = self._view.line_count > 0
             self._refresh_info()
 
-    def _tick(self) -> None:
-        if not self.running:
-            return
-        self._frame += 1
-        self._refresh_header()
-
     @property
     def _failed(self) -> bool:
         return self.exited and (
@@ -686,78 +445,16 @@ class TerminalPane(Vertical):
         )
 
     def _refresh_header(self) -> None:
-        glyphs = self.glyphs
-        command = strip_control(self._command or "")
-        if command:
-            prompt = Content.assemble((f"{glyphs['prompt']} ", "$text-accent bold"), command)
-        else:
-            prompt = Content.assemble(
-                (f"{glyphs['prompt']} ", "$text-accent bold"),
-                (f"terminal {strip_control(self.terminal_id)}", "$text-muted"),
-            )
-        self._command_label.update(prompt)
-        self._status_label.update(self._status_content())
-
-    def _status_content(self) -> Content:
-        glyphs = self.glyphs
-        sep = f" {glyphs['sep']} "
-        parts: list[str | tuple[str, str]] = []
-        where = display_cwd(self._cwd, self.session_cwd)
-        if len(where) > _MAX_CWD_CELLS:  # keep room for the command: show the deep end
-            where = "…" + where[-(_MAX_CWD_CELLS - 1) :]
-        if where:
-            parts += [(where, "$text-muted"), sep]
-        if self.awaiting:
-            parts.append(("awaiting approval", "$text-warning"))
-            return Content.assemble(*parts)
-        if self.not_run:
-            parts.append(("not run", "$text-muted"))
-            return Content.assemble(*parts)
-        if self.settled is not None:
-            parts.append((f"⊘ {self.settled}", "$text-warning"))
-        elif not self.exited:
-            spinner = glyphs["spinner"]
-            frame = spinner[self._frame % len(spinner)] if self.animate_spinner else spinner[0]
-            parts.append((f"{frame} running", "$text-warning"))
-        elif self.timed_out_after_s is not None:
-            limit = self.timed_out_after_s
-            shown = f"{limit:g}" if limit < 10 else f"{round(limit)}"
-            parts.append((f"{glyphs['fail']} timed out after {shown} s", "$text-error bold"))
-        elif self.signal is not None:
-            parts.append((f"{glyphs['fail']} killed by {self.signal}", "$text-error bold"))
-        elif self.exit_code == 0:
-            parts.append((f"{glyphs['ok']} exit 0", "$text-success bold"))
-        elif self.exit_code is not None:
-            parts.append((f"{glyphs['fail']} exit {self.exit_code}", "$text-error bold"))
-        else:
-            parts.append((f"{glyphs['done']} exited", "$text-muted"))
-        parts += [sep, (format_duration(self.duration), "$text-muted")]
-        return Content.assemble(*parts)
+        self._command_label.update(command_content(self))
+        self._status_label.update(status_content(self))
 
     def _refresh_info(self) -> None:
         info = self._info_label
-        shown = self._view.line_count
-        if self.exited and shown == 0 and not self._queue:
-            info.update("(no output)")
-            info.tooltip = None
-            info.display = True
-            return
-        if shown <= self.max_rows and not self.truncated and self.agent_kept is None:
+        said = info_text(self, self._view.line_count)
+        if said is None:
             info.display = False
             return
-        sep = f" {self.glyphs['sep']} "
-        size = format_bytes(self.received_bytes)
-        text = f"{self.glyphs['info']} {self.line_count:,} lines{sep}{size}"
-        if self.agent_kept is not None:
-            kept, what = self.agent_kept
-            text += f"{sep}the agent gave the model only the last {format_bytes(kept)} of {what}"
-        if self.truncated:
-            text += f"{sep}truncated"
-            info.tooltip = (
-                f"Only the last {shown:,} lines are kept; "
-                f"{self._buffer.dropped_lines:,} earlier lines were dropped."
-            )
-        else:
-            info.tooltip = None
+        text, tooltip = said
         info.update(text)
+        info.tooltip = tooltip
         info.display = True

@@ -1,11 +1,14 @@
-"""The tool-call card: header (kind icon, title, status) and a body chosen by content type."""
+"""The tool-call card: header (kind icon, title, status) and a body chosen by content type.
+
+The header's words are in tui/widgets/card_header.py, the terminal panes' wiring in
+tui/widgets/card_terminal.py.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,101 +24,24 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui import line_numbers
-from tui.diff_text import relative_path
 from tui.diffing import DiffContent
 from tui.sanitize import sanitize_text
-from tui.state import TerminalState, ToolCallEntry, block_text
+from tui.state import ToolCallEntry, block_text
 from tui.terminals import TerminalManager
+from tui.widgets.card_header import KIND_ICONS as KIND_ICONS  # re-exported for permission.py
+from tui.widgets.card_header import header_text, shown_status
+from tui.widgets.card_terminal import make_pane, pane_clock, sync_pane
 from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.terminal_pane import TerminalPane, signal_name
+from tui.widgets.terminal_pane import TerminalPane
 
 log = logging.getLogger(__name__)
 
 DIFF_MAX_ROWS = 24
 TEXT_MAX_ROWS = 24
-# Where terminal panes read the time; snapshot tests freeze it so durations are stable.
-PANE_CLOCK: Callable[[], float] = time.monotonic
 # Whether a pane shows the duration the agent measured (`dsh.duration_ms`) rather than its own;
 # snapshot tests turn it off, since a real command's time varies from run to run.
 AGENT_DURATIONS = True
 CODE_THEME = "monokai"
-KIND_ICONS = {
-    "read": "⌕",
-    "edit": "✎",
-    "delete": "✗",
-    "move": "⇄",
-    "search": "⌕",
-    "execute": "❯",
-    "think": "…",
-    "fetch": "⇣",
-    "switch_mode": "⇆",
-    "other": "•",
-}
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-STATUS_LABELS = {
-    "pending": ("◌ pending", "dim"),
-    "in_progress": ("● running", "yellow"),
-    "completed": ("✓ completed", "green"),
-    "failed": ("✕ failed", "red"),
-    # Client-side ends (Conversation.settle_unfinished): the agent never said how these ended.
-    "cancelled": ("⊘ cancelled", "yellow"),
-    "unknown": ("? unknown", "dim"),
-    "rejected": ("✕ rejected", "red"),
-}
-
-
-# Settled panes (no exit status): the word for how their card ended.
-SETTLED_WORDS = {"failed": "stopped", "cancelled": "cancelled", "rejected": "not run"}
-
-
-def exit_failure(entry: ToolCallEntry) -> str | None:
-    """`✕ exit 1`, `✕ killed by SIGTERM`: a failed exit of the card's display terminal, which
-    is a stronger signal than the agent's `completed`."""
-    terminal = entry.terminal
-    if terminal is None or not terminal.exited:
-        return None
-    if terminal.signal is not None:
-        return f"✕ killed by {signal_name(terminal.signal)}"
-    if terminal.exit_code:
-        return f"✕ exit {terminal.exit_code}"
-    return None
-
-
-def shown_status(entry: ToolCallEntry) -> str:
-    """The status the border follows: a completed call whose command failed shows failed."""
-    if entry.status == "completed" and exit_failure(entry) is not None:
-        return "failed"
-    return entry.status
-
-
-def header_text(
-    entry: ToolCallEntry, cwd: Path, spinner_frame: int | None = None, collapsed: bool = False
-) -> Text:
-    icon = KIND_ICONS.get(entry.kind, KIND_ICONS["other"])
-    label, style = STATUS_LABELS.get(entry.status, (entry.status, ""))
-    agent_word: str | None = None
-    if entry.status in ("pending", "in_progress") and entry.permission == "asked":
-        label, style = "◌ awaiting approval", "yellow"
-    elif entry.status == "in_progress" and spinner_frame is not None:
-        label = f"{SPINNER[spinner_frame % len(SPINNER)]} running"
-    elif entry.status == "completed" and (failure := exit_failure(entry)) is not None:
-        label, style, agent_word = failure, "red", entry.status
-    # Title, id and paths are safe single lines already: tui/agent_text.py cleaned them
-    # where they came in, the id shown for an empty title included.
-    text = Text.assemble((f"{icon} ", "bold"), (entry.title or entry.tool_call_id, "bold"))
-    text.append("  ")
-    text.append(label, style=style)
-    if agent_word is not None:
-        text.append(f" · agent: {agent_word}", style="dim")
-    if collapsed:
-        text.append("  ▸ collapsed", style="dim")
-    if entry.locations:
-        where = ", ".join(
-            relative_path(loc.path, cwd) + (f":{loc.line}" if loc.line else "")
-            for loc in entry.locations
-        )
-        text.append(f"\n{where}", style="dim")
-    return text
 
 
 # A line that starts a block of its own (a fence, heading, quote, list item, table row, rule or
@@ -484,23 +410,14 @@ class ToolCard(Widget):
             face_changed = self._refresh_body() or face_changed
         if face_changed:
             self._update_face()
-        if "terminal" in fields:
-            self._refresh_terminal_exit()
+        if "terminal" in fields and self.entry.terminal is not None:
+            self.entry.terminal.changed()  # its exit or markers: the pane following it looks
         if fields & {"status", "permission", "terminal"}:
-            for part in self._parts.values():
-                if isinstance(part, TerminalPane):
-                    self._sync_pane(part)
+            for pane in self._panes():
+                sync_pane(self.entry, pane)
 
-    def _sync_pane(self, pane: TerminalPane) -> None:
-        """A pane's clock follows the card: not running while a permission question is open,
-        stopped the moment the card ends (a later exit status still replaces that)."""
-        entry = self.entry
-        if entry.status not in ("pending", "in_progress"):
-            if not pane.exited:
-                ran = entry.permission != "rejected" and entry.status != "rejected"
-                pane.settle(SETTLED_WORDS.get(entry.status, "ended"), ran=ran)
-        else:
-            pane.set_awaiting(entry.permission == "asked")
+    def _panes(self) -> list[TerminalPane]:
+        return [part for part in self._parts.values() if isinstance(part, TerminalPane)]
 
     def sync_status_classes(self) -> None:
         """Colour the border by status. Called before mounting too, so the style pass that
@@ -510,15 +427,13 @@ class ToolCard(Widget):
         self.set_class(status == "failed", "-failed", update=update)
         self.set_class(status == "completed", "-completed", update=update)
 
-    def append_terminal_output(self, data: str) -> None:
-        """Display-terminal output (`_meta.terminal_output`): appended to the live pane."""
+    def show_terminal_output(self) -> None:
+        """Display-terminal output came (`_meta.terminal_output`): the pane following the
+        terminal has it already; a terminal that output named first gets its pane now."""
         terminal = self.entry.terminal
         if terminal is None or not self._composed:
-            return  # compose builds the pane with all output so far
-        pane = self._parts.get(f"term:{terminal.terminal_id}")
-        if isinstance(pane, TerminalPane):
-            pane.append(data)
-        elif self._refresh_body():  # the pane is created with all output so far
+            return  # compose builds the pane
+        if f"term:{terminal.terminal_id}" not in self._parts and self._refresh_body():
             self._update_face()
 
     def _split_inline(self, segments: list[Segment]) -> list[Segment]:
@@ -639,48 +554,13 @@ class ToolCard(Widget):
             self._sources[segment.key] = segment.markdown
 
     def _make_pane(self, terminal_id: str) -> TerminalPane:
-        """A spec terminal follows the client's terminal manager; a display terminal is fed
-        from the `_meta` updates the state collected (output may precede the pane)."""
-        display = self.entry.terminal
-        is_display = display is not None and display.terminal_id == terminal_id
-        pane = TerminalPane(
+        return make_pane(
+            self.entry,
             terminal_id,
-            command=self.entry.title or None,
-            cwd=display.cwd if is_display and display is not None else None,
-            session_cwd=self.cwd,
-            clock=PANE_CLOCK,
-        )
-        if is_display and display is not None:
-            for chunk in display.output:
-                pane.append(chunk)
-            pane.set_agent_kept(display.agent_kept)
-            if display.exited:
-                self._set_pane_exit(pane, display)
-        elif self.terminals is not None and terminal_id in self.terminals.terminal_ids(
-            include_released=True
-        ):
-            pane.connect_terminal(self.terminals)
-        self._sync_pane(pane)
-        return pane
-
-    def _refresh_terminal_exit(self) -> None:
-        terminal = self.entry.terminal
-        if terminal is None or not terminal.exited:
-            return
-        pane = self._parts.get(f"term:{terminal.terminal_id}")
-        if isinstance(pane, TerminalPane):
-            pane.set_agent_kept(terminal.agent_kept)
-            if not pane.exited:
-                self._set_pane_exit(pane, terminal)
-
-    @staticmethod
-    def _set_pane_exit(pane: TerminalPane, terminal: TerminalState) -> None:
-        """End the pane with the display terminal's exit; the agent's measured duration, when
-        it sent one, is the one shown, so a replayed card says what the live one said."""
-        duration = terminal.duration_s if AGENT_DURATIONS else None
-        finished = None if duration is None else pane.started_at + duration
-        pane.set_exit(
-            terminal.exit_code, terminal.signal, terminal.timed_out_after_s, finished_at=finished
+            self.cwd,
+            self.terminals,
+            clock=pane_clock(self.app),
+            agent_durations=AGENT_DURATIONS,
         )
 
     def _set_header(self) -> bool:
@@ -692,7 +572,10 @@ class ToolCard(Widget):
         return True
 
     def tick(self, frame: int) -> None:
-        """Advance the running spinner; called by one app-wide timer, never a timer per card."""
+        """Advance the running spinners, the card's and its panes'; called by one app-wide
+        timer, never a timer per card or pane."""
+        for pane in self._panes():
+            pane.tick(frame)
         if self.entry.status == "in_progress":
             self.spinner_frame = frame
             if self._set_header():
