@@ -121,7 +121,10 @@ class Oversized:
         body = _HEAD_BODY.search(self.head)
         envelope = self.head[: body.start()] if body else self.head
         found = _HEAD_ID.search(envelope)
-        request_id = None if found is None else json.loads(found.group(1))
+        try:
+            request_id = None if found is None else json.loads(found.group(1))
+        except ValueError:  # a string id with a broken escape: no id to answer to
+            return b'"method"' in envelope, False, None
         return b'"method"' in envelope, found is not None, request_id
 
 

@@ -264,3 +264,12 @@ async def test_a_note_about_an_update_lands_after_the_updates_before_it(tmp_path
         ("note", "malformed message from the agent (not shown): the line is not valid JSON"),
         ("update", "agent_thought_chunk"),
     ]
+
+
+async def test_an_oversized_request_whose_id_cannot_be_read_is_dropped_quietly() -> None:
+    broken = b'{"jsonrpc": "2.0", "id": "\\u12", "method": "fs/read_text_file", "params": "'
+    received, sent, watcher = await through_pipe(
+        broken + b"c" * 200_000 + b'"}\n' + line(NOTE), max_bytes=100_000, limit=4096
+    )
+    assert received == [NOTE] and sent == []
+    assert sum("over the limit of 100000" in note for note in watcher.notes) == 1
