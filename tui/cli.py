@@ -27,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dsh-tui",
         description="A terminal client for the Agent Client Protocol (ACP). "
-        "`dsh-tui demo` plays the capability-negotiation demo.",
+        "`dsh-tui demo` plays the capability-negotiation demo; `dsh-tui replay FILE` plays "
+        "a recording back.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
     parser.add_argument(
@@ -137,6 +138,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if arguments[:1] == ["demo"]:
         run_demo(arguments[1:])
         return
+    if arguments[:1] == ["replay"]:
+        from tui.replay.cli import main as replay
+
+        with quiet_terminal():
+            sys.exit(replay(arguments[1:]))
     args = build_parser().parse_args(arguments)
     with quiet_terminal():
         run_app(args)

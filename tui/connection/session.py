@@ -7,7 +7,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.core import ClientSideConnection
@@ -41,6 +41,15 @@ STREAM_LIMIT_BYTES = READ_CHUNK_BYTES
 SHUTDOWN_TIMEOUT_S = 1.0
 
 SessionChooser = Callable[[list[SessionInfo]], Awaitable[str | None]]
+
+
+@runtime_checkable
+class ServesClientSide(Protocol):
+    """An agent that runs in this process and answers the client's own side too (a replay,
+    tui/replay/): the connection serves the agent's files and terminals from it, so nothing
+    on this machine is read, written or run."""
+
+    def client_side(self) -> tuple[ConfinedFs, TerminalManager]: ...
 
 
 def client_capabilities(terminal: bool) -> ClientCapabilities:
@@ -228,11 +237,16 @@ async def open_session(
     session, and always reap the process on exit. `tap` (the traffic inspector's store) sees
     every line on the wire, and so does the `Recorder` writing `spec.record` when it is set."""
     capabilities = client_capabilities(spec.terminal)
-    client = TuiClient(
-        sink, ConfinedFs([spec.cwd, *spec.allow_dirs]), TerminalManager(default_cwd=spec.cwd)
-    )
     if process is None:
         process = AgentProcess.start(spec)
+    if isinstance(process, ServesClientSide):
+        fs, terminals = process.client_side()
+    else:
+        fs, terminals = (
+            ConfinedFs([spec.cwd, *spec.allow_dirs]),
+            TerminalManager(default_cwd=spec.cwd),
+        )
+    client = TuiClient(sink, fs, terminals)
     async with contextlib.AsyncExitStack() as stack:
         # Unwound in reverse: the connection closes, the recording is written out, the agent
         # is reaped, then the terminals it left are closed, whatever went wrong on the way.

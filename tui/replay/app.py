@@ -1,0 +1,83 @@
+"""`dsh-tui replay FILE`: the real client, its agent a recording (tui/replay/process.py).
+
+`ReplayApp` is the app itself with the replay's one key: when stepping, space or n hands the
+client the next recorded message, and the footer says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.binding import Binding
+
+from tui.agent_log import new_agent_log
+from tui.app import DshApp
+from tui.config import AppConfig
+from tui.replay.process import ReplayProcess, recorded_resume
+
+DEFAULT_SPEED = 1.0
+"""The recorded timing: a replay looks the way the session did, a demo runs at its pace."""
+
+
+class ReplayApp(DshApp):
+    BINDINGS = [
+        Binding(
+            "space,n",
+            "replay_step",
+            "for the next message",
+            key_display="step: press space/n",
+            priority=True,
+        )
+    ]
+
+    def __init__(self, config: AppConfig, replay: ReplayProcess) -> None:
+        super().__init__(config)
+        self.replay = replay
+        replay.bind(self.controller)
+
+    def start_agent(self, resume: str | None = None) -> None:
+        if self.replay.claimed:
+            # A retry after a failure plays the recording again, never a real agent.
+            agent = self.replay.agent
+            self.replay = ReplayProcess(
+                self.replay.spec, self.replay.recording, speed=agent.speed, step=agent.stepping
+            )
+            self.replay.bind(self.controller)
+            self._prestarted = self.replay
+        super().start_agent(resume)
+
+    def action_replay_step(self) -> None:
+        self.replay.agent.step()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "replay_step":
+            return self.replay.agent.stepping and not self.replay.agent.finished
+        return super().check_action(action, parameters)
+
+
+def replay_app(
+    path: Path,
+    *,
+    speed: float = DEFAULT_SPEED,
+    step: bool = False,
+    log_dir: Path | None = None,
+    theme: str = "textual-dark",
+    clock: Callable[[], float] = time.monotonic,
+) -> ReplayApp:
+    """The client set up as the recording's session was. Raises OSError for an unreadable
+    file."""
+    replay = ReplayProcess.open(path, new_agent_log(log_dir), speed=speed, step=step)
+    spec = replay.spec
+    config = AppConfig(
+        spec.command_line,
+        spec.cwd,
+        spec.terminal,
+        log_dir,
+        theme=theme,
+        resume=recorded_resume(replay.recording),
+        clock=clock,
+        started=replay,
+    )
+    return ReplayApp(config, replay)
