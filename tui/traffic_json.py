@@ -11,6 +11,7 @@ Pure Python, no Textual: spans carry a kind, the view picks the colours.
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -18,6 +19,7 @@ from typing import Literal
 from pygments.lexers.data import JsonLexer
 from pygments.token import Token, _TokenType, is_token_subtype
 
+from tui.sanitize import reveal_invisible
 from tui.traffic import WireMessage, format_size
 
 DISPLAY_BYTES = 256 * 1024
@@ -50,6 +52,18 @@ def _kind(token: _TokenType, text: str) -> SpanKind:
     if is_token_subtype(token, Token.Error) and text.startswith('"'):
         return "string"  # a string cut by the prefix
     return "error"
+
+
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """Wire text fit for the screen: a control character (JSON strings may hold DEL and the C1
+    controls raw, a line that is not JSON anything) becomes U+FFFD, which keeps its column, and
+    invisible or reordering characters are named (`⟨U+202E⟩`)."""
+    if text.isascii() and text.isprintable():
+        return text
+    return reveal_invisible(_CONTROLS.sub("\ufffd", text))
 
 
 def decode_prefix(data: bytes) -> str:
@@ -131,6 +145,7 @@ def display(message: WireMessage, limit: int = DISPLAY_BYTES) -> Display:
         lines = [note("not valid JSON: the line as it came"), *_raw_lines(text)]
     else:
         lines = pretty(text)
+    lines = [tuple((safe(piece), kind) for piece, kind in spans) for spans in lines]
     left = message.size - len(head) if not message.cut else 0
     if left > 0:
         lines.append(note(f"… {format_size(left)} more, truncated for display"))

@@ -30,12 +30,11 @@ class NegotiationRow:
 
     @property
     def differs(self) -> bool:
-        """Both sides sent this path, with different values."""
-        return (
-            self.offered is not None
-            and self.answered is not None
-            and (self.offered != self.answered)
-        )
+        """Both sides sent this path, with different values (the names of the two programs
+        always differ, and are not a disagreement)."""
+        if self.path == "info" or self.offered is None or self.answered is None:
+            return False
+        return self.offered != self.answered
 
 
 @dataclass(frozen=True, slots=True)

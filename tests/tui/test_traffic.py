@@ -22,8 +22,8 @@ def line(message: Any) -> bytes:
     return (json.dumps(message, separators=(",", ":")) + "\n").encode()
 
 
-def update(kind: str, **fields: Any) -> bytes:
-    body = {"sessionUpdate": kind, **fields}
+def update(update_kind: str, **fields: Any) -> bytes:
+    body = {"sessionUpdate": update_kind, **fields}
     params = {"sessionId": "s1", "update": body}
     return line({"jsonrpc": "2.0", "method": "session/update", "params": params})
 
