@@ -128,9 +128,9 @@ def client(tmp_path: Path) -> tuple[TuiClient, Sink]:
 # ---------------------------------------------------------------------------- the choke point
 
 
-async def test_an_escape_only_title_shows_a_safe_tool_call_id(tmp_path: Path) -> None:
-    """The card falls back to the id when the title is empty or only escapes: the id is clean
-    from where it came in, so neither can write to the terminal."""
+async def test_an_escape_only_title_shows_the_kind_not_the_tool_call_id(tmp_path: Path) -> None:
+    """A title that is empty or only escapes writes nothing to the terminal, and the card
+    names the call by its kind, not by the agent's id (which is hostile here)."""
     tui_client, sink = client(tmp_path)
     for title in (ESCAPES, ""):
         await tui_client.session_update("s1", hostile_tool_call(title))
@@ -140,7 +140,8 @@ async def test_an_escape_only_title_shows_a_safe_tool_call_id(tmp_path: Path) ->
     (entry,) = conversation.tool_calls.values()  # both updates name the same, cleaned, id
     shown = header_text(entry, tmp_path).plain
     assert not any(UNSAFE.search(line) for line in shown.split("\n")), shown
-    assert "x⟨U+202E⟩⟨U+2066⟩" in shown and "L" in shown
+    title_line = shown.splitlines()[0]
+    assert title_line.startswith("• tool call  "), shown  # an unknown kind: no name from it
 
 
 async def test_every_string_of_an_update_is_cleaned_but_diff_and_terminal_bodies(

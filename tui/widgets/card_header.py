@@ -83,9 +83,10 @@ def header_text(
         label = f"{SPINNER[spinner_frame % len(SPINNER)]} running"
     elif entry.status == "completed" and (failure := exit_failure(entry)) is not None:
         label, style, agent_word = failure, "red", entry.status
-    # Title, id and paths are safe single lines already: tui/agent_text.py cleaned them
-    # where they came in, the id shown for an empty title included.
-    text = Text.assemble((f"{icon} ", "bold"), (entry.title or entry.tool_call_id, "bold"))
+    # Title and paths are safe single lines already: tui/agent_text.py cleaned them where they
+    # came in. Without a title the kind stands in: the call id is the agent's handle, no name.
+    untitled = entry.kind if entry.kind in KIND_ICONS and entry.kind != "other" else "tool call"
+    text = Text.assemble((f"{icon} ", "bold"), (entry.title or untitled, "bold"))
     text.append("  ")
     text.append(label, style=style)
     if agent_word is not None:

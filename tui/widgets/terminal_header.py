@@ -22,12 +22,13 @@ _MAX_CWD_CELLS = 32
 
 
 def command_content(pane: TerminalPane) -> Content:
-    """`❯ pytest -q`, or `❯ terminal term-1` until the command is known."""
+    """`❯ pytest -q`, or a muted `❯ command` until it is known (the terminal's id is a
+    handle, no help to the user)."""
     prompt = (f"{pane.glyphs.prompt} ", "$text-accent bold")
     command = strip_control(pane.command or "")
     if command:
         return Content.assemble(prompt, command)
-    return Content.assemble(prompt, (f"terminal {strip_control(pane.terminal_id)}", "$text-muted"))
+    return Content.assemble(prompt, ("command", "$text-muted"))
 
 
 def status_content(pane: TerminalPane) -> Content:
