@@ -79,7 +79,7 @@ def review(app: DshApp, event: PermissionPanel.ReviewRequested) -> None:
     always included) answers the request, with the lines numbered as in the preview."""
     panel = event.control
     request = event.request
-    title = request.tool_call.title or request.tool_call.tool_call_id
+    title = request.tool_call.title or ""  # the screen says "Review edit"; the id is a handle
 
     def answered(option_id: str | None) -> None:
         if option_id is not None:
