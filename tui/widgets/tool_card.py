@@ -1,18 +1,15 @@
 """The tool-call card: header (kind icon, title, status) and a body chosen by content type.
 
-The header's words are in tui/widgets/card_header.py, the terminal panes' wiring in
+The body's parts are chosen in tui/widgets/card_body.py, the header's words are in
+tui/widgets/card_header.py, the terminal panes' wiring in
 tui/widgets/card_terminal.py.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Group
 from rich.markdown import Markdown as RichMarkdown
@@ -24,10 +21,12 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui import line_numbers
-from tui.diffing import DiffContent
 from tui.sanitize import sanitize_text
-from tui.state import ToolCallEntry, block_text
+from tui.state import ToolCallEntry
 from tui.terminals import TerminalManager
+from tui.widgets.card_body import TEXT_MAX_ROWS as TEXT_MAX_ROWS  # re-exported
+from tui.widgets.card_body import Segment, body_segments, is_inline
+from tui.widgets.card_body import raw_json as raw_json  # re-exported for permission.py
 from tui.widgets.card_header import KIND_ICONS as KIND_ICONS  # re-exported for permission.py
 from tui.widgets.card_header import header_text, shown_status
 from tui.widgets.card_terminal import make_pane, pane_clock, sync_pane
@@ -37,7 +36,6 @@ from tui.widgets.terminal_pane import TerminalPane
 log = logging.getLogger(__name__)
 
 DIFF_MAX_ROWS = 24
-TEXT_MAX_ROWS = 24
 # Whether a pane shows the duration the agent measured (`dsh.duration_ms`) rather than its own;
 # snapshot tests turn it off, since a real command's time varies from run to run.
 AGENT_DURATIONS = True
@@ -126,16 +124,6 @@ def card_markdown(markdown: str) -> RichMarkdown | Text:
     return RichMarkdown(hard_line_breaks(text), code_theme=CODE_THEME)
 
 
-@dataclass(frozen=True)
-class Segment:
-    """One part of a card body: Markdown text, the card's diffs, or one terminal."""
-
-    key: str
-    markdown: str = ""
-    diffs: tuple[DiffContent, ...] = ()
-    terminal_id: str | None = None
-
-
 # A read result in the `<path>…</path> <type>file</type> <content>…</content>` envelope
 # (dsh-agent's and opencode's read tool): the path is the card's title and location already,
 # and the type word says nothing, so only the content is shown.
@@ -165,81 +153,6 @@ def read_markdown(text: str) -> str | None:
     if footer:
         parts.append(footer)
     return "\n\n".join(parts)
-
-
-def item_markdown(item: Any) -> str:
-    # The SDK is imported where it is needed at run time: the first frame must not wait for it.
-    from acp.schema import ContentToolCallContent
-
-    if isinstance(item, ContentToolCallContent):
-        text = block_text(item.content)
-        return read_markdown(text) or text
-    return f"*unsupported content: {getattr(item, 'type', type(item).__name__)}*"
-
-
-def body_segments(
-    entry: ToolCallEntry, known_terminal: Callable[[str], bool] | None = None
-) -> list[Segment]:
-    """The body, in content order: text runs merge, all diffs share one panel, one pane per
-    terminal. A display terminal (`_meta.terminal_info`) gets its pane even when no content
-    item names it. A terminal item naming neither the display terminal nor one that
-    `known_terminal` knows gets a note instead: its pane would wait for output for ever.
-    """
-    from acp.schema import FileEditToolCallContent, TerminalToolCallContent
-
-    segments: list[Segment] = []
-    text: list[str] = []
-    diffs: list[DiffContent] = []
-
-    def flush_text() -> None:
-        if text:
-            segments.append(Segment(f"text{len(segments)}", markdown="\n\n".join(text)))
-            text.clear()
-
-    for item in entry.content:
-        if isinstance(item, FileEditToolCallContent):
-            flush_text()
-            if not diffs:
-                segments.append(Segment("diff"))
-            diffs += line_numbers.diff_items([item])
-        elif isinstance(item, TerminalToolCallContent):
-            display = entry.terminal is not None and entry.terminal.terminal_id == item.terminal_id
-            if not display and known_terminal is not None and not known_terminal(item.terminal_id):
-                text.append(unknown_terminal_note(item.terminal_id))
-                continue
-            flush_text()
-            key = f"term:{item.terminal_id}"
-            if all(segment.key != key for segment in segments):
-                segments.append(Segment(key, terminal_id=item.terminal_id))
-        else:
-            text.append(item_markdown(item))
-    flush_text()
-    if entry.terminal is not None:
-        key = f"term:{entry.terminal.terminal_id}"
-        if all(segment.key != key for segment in segments):
-            segments.append(Segment(key, terminal_id=entry.terminal.terminal_id))
-    if not segments:
-        if entry.raw_input is not None and entry.status in ("pending", "in_progress"):
-            segments.append(Segment("raw", markdown=fenced_json(entry.raw_input)))
-        elif entry.raw_output is not None:
-            segments.append(Segment("raw", markdown=fenced_json(entry.raw_output)))
-    return [Segment("diff", diffs=tuple(diffs)) if seg.key == "diff" else seg for seg in segments]
-
-
-def raw_json(value: Any) -> str:
-    """Raw input or output as JSON, the form it came in: a Python repr would show other quotes
-    and escapes than the agent sent. Not sanitised here: callers sanitise what they draw."""
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
-
-
-def unknown_terminal_note(terminal_id: str) -> str:
-    """The note for a terminal id this client never created, Markdown-escaped."""
-    shown = re.sub(r"([\\`*_\[\]<>#!|~&])", r"\\\1", terminal_id)
-    return f"*unsupported terminal content: no terminal {shown} (not shown)*"
-
-
-def fenced_json(value: Any) -> str:
-    return "```json\n" + raw_json(value) + "\n```"
 
 
 class _TextScroll(VerticalScroll):
@@ -314,15 +227,6 @@ class CardText(Widget):
                 self._scroll.scroll_end(animate=False)
             else:
                 self._scroll.scroll_home(animate=False)
-
-
-def is_inline(segment: Segment) -> bool:
-    """Short text joins the header in the card's face; long text gets its own scroller."""
-    return (
-        segment.terminal_id is None
-        and segment.key != "diff"
-        and segment.markdown.count("\n") < TEXT_MAX_ROWS
-    )
 
 
 class ToolCard(Widget):
