@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -36,6 +36,7 @@ from tui.sanitize import sanitize_text, strip_control
 from tui.session_controller import SessionController
 from tui.session_events import Connected, SessionEvent
 from tui.state import Change
+from tui.widgets import inspector
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.conversation import ConversationView
@@ -87,6 +88,7 @@ class DshApp(App[None]):
         Binding("pagedown", "page_transcript(1)", "Scroll down", show=False),
         Binding("ctrl+end", "transcript_end", "End", show=False, priority=True),
         Binding("f1", "help", "Keys", show=False),
+        Binding("f12", "inspector", "Traffic", show=False),
     ]
     CSS = """
     Screen { layout: vertical; }
@@ -398,6 +400,14 @@ class DshApp(App[None]):
             self.screen.dismiss(None)
             return
         self.push_screen(HelpScreen(list(self.BINDINGS)))
+
+    def action_inspector(self) -> None:
+        """F12: every message on the wire, beside the transcript (tui/widgets/inspector.py)."""
+        source = inspector.TrafficSource("session", self.controller.traffic, self.transcript)
+        inspector.toggle(self.screen, [source], self.transcript)
+
+    def on_click(self, event: events.Click) -> None:
+        inspector.follow_click(self.screen, event)  # a tool card's messages, while inspecting
 
     def action_transcript_end(self) -> None:
         """Ctrl+End, or End on an empty prompt: the end of the transcript, followed again."""

@@ -83,4 +83,9 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
     yield SystemCommand(
         "Log directory", "Show and copy where the logs are", lambda: show_log_dir(app)
     )
+    yield SystemCommand(
+        "Traffic inspector",
+        "Every JSON-RPC message of the session, beside the transcript (F12)",
+        app.action_inspector,
+    )
     yield SystemCommand("Keys", "Every key (F1)", app.action_help)

@@ -8,8 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tui.capabilities import can_list
-from tui.state import select_choices
-from tui.widgets.choice import ChoiceScreen
+from tui.widgets.choice import ChoiceScreen, select_option_choices
 
 if TYPE_CHECKING:
     from acp.schema import SessionInfo
@@ -76,7 +75,8 @@ def pick_model(app: DshApp) -> None:
         if value is not None:
             app.run_worker(controller.set_config(option.id, value), group="settings")
 
-    screen = ChoiceScreen("Model", select_choices(option), option.current_value)
+    # Each model with its description, and marked when the agent says it cannot answer yet.
+    screen = ChoiceScreen("Model", select_option_choices(option), option.current_value)
     app.push_screen(screen, chosen)
 
 
