@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
@@ -27,10 +26,10 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from tui.agent_log import new_agent_log
 from tui.capabilities import consequences
 from tui.config import AppConfig
-from tui.connection import SessionUpdate, open_session
-from tui.launch import AgentFailed, LaunchSpec
-from tui.permissions import cancelled
-from tui.state import Change, Conversation
+from tui.launch import LaunchSpec
+from tui.session_controller import SessionController
+from tui.session_events import Connected, Failed, PermissionAsked, SessionEvent, TurnEnded
+from tui.state import Change
 from tui.widgets.conversation import ConversationView
 
 # Found on PATH, else beside the running interpreter, as dsh-tui finds its default agent.
@@ -65,9 +64,8 @@ class DemoSide(Vertical):
         self.terminal = terminal
         self.workspace = workspace
         self.log_dir = log_dir
-        self.conversation = Conversation()
+        self.controller = SessionController(self)
         self.turn_done = False
-        self.failure: AgentFailed | None = None
         self.border_title = "terminal on" if terminal else "terminal off → console fallback"
         self.strip = Static(strip_text(terminal, "connecting…", []), classes="strip")
         self._view = ConversationView(workspace)
@@ -96,8 +94,17 @@ class DemoSide(Vertical):
         spec = LaunchSpec.from_command(
             DEMO_AGENT, self.workspace, new_agent_log(self.log_dir), self.terminal
         )
-        try:
-            async with open_session(spec, self) as session:
+        self.controller.submit_prompt("demo")
+        # One turn, then the connection closes and the agent is reaped.
+        await self.controller.run(spec, stay_connected=False)
+
+    # What the controller says (tui/session_events.py).
+    def conversation_changed(self, changes: list[Change]) -> None:
+        self._view.apply(changes)
+
+    def session_event(self, event: SessionEvent) -> None:
+        match event:
+            case Connected(session=session):
                 self._view.terminals = session.client.terminals
                 info = session.init.agent_info
                 agent = f"{info.name} {info.version}" if info else "agent"
@@ -105,30 +112,14 @@ class DemoSide(Vertical):
                 self.strip.update(strip_text(self.terminal, agent, facts))
                 if isinstance(self.app, DemoApp):
                     self.call_after_refresh(self.app.align_strips)
-                self._apply(self.conversation.add_prompt("demo"))
-                await session.prompt("demo")
+            case TurnEnded(stop_reason=reason) if reason is not None:
                 self.turn_done = True
                 if isinstance(self.app, DemoApp):
                     self.app.side_done()
-        except AgentFailed as failure:
-            self.failure = failure
-            note = f"{failure.reason}\n{failure.stderr_tail}"
-            self._apply(self.conversation.notice(note, "error"))
-
-    def _apply(self, changes: list[Change]) -> None:
-        self._view.apply(changes)
-
-    # The ClientSink protocol.
-    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
-        self._apply(self.conversation.apply(update))
-
-    def on_unsupported(self, session_id: str, what: str) -> None:
-        self._apply(self.conversation.unsupported(what))
-
-    async def ask_permission(
-        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
-    ) -> RequestPermissionResponse:
-        return cancelled()  # the demo agent runs in full-access mode and never asks
+            case Failed(failure=failure):
+                self.controller.notice(f"{failure.reason}\n{failure.stderr_tail}", "error")
+            case PermissionAsked(request=request):
+                request.cancel()  # the demo agent runs in full-access mode and never asks
 
 
 class DemoApp(App[None]):

@@ -143,12 +143,40 @@ class TerminalOutput:
 
 
 @dataclass(frozen=True)
-class SessionChanged:
-    """Plan, title, usage, mode, commands or config options: the chrome around the transcript."""
-
-    what: Literal["plan", "title", "usage", "mode", "commands", "config"]
+class PlanChanged:
+    """The agent's plan was replaced (`Conversation.plan`)."""
 
 
+@dataclass(frozen=True)
+class TitleChanged:
+    """The session's title changed (`Conversation.title`)."""
+
+
+@dataclass(frozen=True)
+class UsageChanged:
+    """The context window's use changed (`Conversation.usage`)."""
+
+
+@dataclass(frozen=True)
+class ModeChanged:
+    """The current mode changed (`Conversation.mode_id`)."""
+
+
+@dataclass(frozen=True)
+class CommandsChanged:
+    """The agent's slash commands were replaced (`Conversation.commands`)."""
+
+
+@dataclass(frozen=True)
+class SettingsChanged:
+    """Config options or the current offered model changed: the model shown may differ."""
+
+
+# The chrome around the transcript, one record per thing that changed: observers switch on
+# the type, never on a string.
+SessionChanged = (
+    PlanChanged | TitleChanged | UsageChanged | ModeChanged | CommandsChanged | SettingsChanged
+)
 Change = EntryAdded | TextAppended | ToolCallChanged | TerminalOutput | SessionChanged
 
 # The bash tool's closing marker lines (agent/tools/bash.py `render_output`).
@@ -158,6 +186,16 @@ TIMEOUT_MARKER = re.compile(r"\[timed out after (\d+)ms\]")
 TRUNCATED_MARKER = re.compile(r"\[output truncated; kept the last (\d+) bytes of ([^\]\n]+)\]")
 
 TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "raw_input", "raw_output")
+
+
+def select_choices(option: Any) -> list[tuple[str, str]]:
+    """A select config option's (value, name) pairs, its groups flattened in order: options
+    come either as a flat list or as groups that each hold a list."""
+    return [
+        (str(item.value), str(item.name))
+        for choice in option.options
+        for item in getattr(choice, "options", [choice])
+    ]
 
 
 def block_text(block: ContentBlock) -> str:
@@ -215,7 +253,7 @@ class Conversation:
         if self.offered_models is None:
             return []
         self.offered_models = OfferedModels(model_id, self.offered_models.choices)
-        return [SessionChanged("config")]
+        return [SettingsChanged()]
 
     @property
     def mode_name(self) -> str | None:
@@ -242,11 +280,7 @@ class Conversation:
                 return None
             return dict(offered.choices).get(offered.current)  # a name, never the raw id
         current = option.current_value
-        for choice in option.options:
-            for item in getattr(choice, "options", [choice]):
-                if getattr(item, "value", None) == current:
-                    return str(item.name)
-        return str(current)
+        return dict(select_choices(option)).get(current, str(current))
 
     def add(self, entry: Entry) -> list[Change]:
         self.entries.append(entry)
@@ -306,23 +340,23 @@ class Conversation:
                 return self.upsert_tool_call(update)
             case AgentPlanUpdate(entries=entries):
                 self.plan = list(entries)
-                return [SessionChanged("plan")]
+                return [PlanChanged()]
             case SessionInfoUpdate():
                 if "title" in update.model_fields_set:
                     self.title = update.title
-                return [SessionChanged("title")]
+                return [TitleChanged()]
             case UsageUpdate():
                 self.usage = update
-                return [SessionChanged("usage")]
+                return [UsageChanged()]
             case CurrentModeUpdate(current_mode_id=mode_id):
                 self.mode_id = mode_id
-                return [SessionChanged("mode")]
+                return [ModeChanged()]
             case AvailableCommandsUpdate(available_commands=commands):
                 self.commands = list(commands)
-                return [SessionChanged("commands")]
+                return [CommandsChanged()]
             case ConfigOptionUpdate(config_options=options):
                 self.config_options = list(options)
-                return [SessionChanged("config")]
+                return [SettingsChanged()]
         kind = getattr(update, "session_update", type(update).__name__)
         log.warning("unsupported session update: %r", kind)
         return self.unsupported(f"update kind {kind!r}")

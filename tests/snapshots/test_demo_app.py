@@ -20,7 +20,7 @@ DEMO_ROOT = Path("/tmp/dsh-snapshot-demo")
 def console_texts(side: DemoSide) -> list[str]:
     return [
         item.content.text
-        for entry in side.conversation.tool_calls.values()
+        for entry in side.controller.conversation.tool_calls.values()
         for item in entry.content
         if getattr(item, "type", "") == "content" and getattr(item.content, "type", "") == "text"
     ]
@@ -37,7 +37,9 @@ async def test_demo_plays_both_sides(tmp_path: Path) -> None:
         assert left.query(DiffPanel) and right.query(DiffPanel)
         assert any(text.startswith("```console\n") for text in console_texts(right))
         assert not any(text.startswith("```console\n") for text in console_texts(left))
-        assert set(left.conversation.tool_calls) == set(right.conversation.tool_calls)
+        assert set(left.controller.conversation.tool_calls) == set(
+            right.controller.conversation.tool_calls
+        )
         assert "terminal cards on" in str(left.query_one(".strip").render())
         assert "console text" in str(right.query_one(".strip").render())
         # At 55 columns a side wraps its strip's text: both strips grow alike, nothing is cut.
@@ -64,7 +66,9 @@ def test_demo_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, tmp_p
     async def run(pilot: Any) -> None:
         await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
         for side in app.sides:
-            await settle_cards(pilot, side.conversation, side.query_one(ConversationView))
+            await settle_cards(
+                pilot, side.controller.conversation, side.query_one(ConversationView)
+            )
         # Pin both sides to the top: the streamed text's final layout can differ by a line
         # between runs, which would shift an end-anchored view.
         for side in app.sides:

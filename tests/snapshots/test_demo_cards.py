@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from support import settle_cards, wait_until
+from support import settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
@@ -25,16 +25,16 @@ AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
 
 
 def demo_app(workspace: Path, logs: Path, terminal: bool, **config: Any) -> DshApp:
-    return DshApp(AppConfig(AGENT, workspace, terminal, log_dir=logs, **config))
+    return watch_turns(DshApp(AppConfig(AGENT, workspace, terminal, log_dir=logs, **config)))
 
 
 async def play_demo(app: DshApp, pilot: Any) -> None:
-    await wait_until(pilot, lambda: app.session is not None)
+    await wait_until(pilot, lambda: app.controller.session is not None)
     app.query_one(PromptArea).text = "demo"
     await pilot.press("enter")
-    await wait_until(pilot, lambda: app.turns_completed == 1, timeout=60)
+    await wait_until(pilot, lambda: turns_ended(app) == 1, timeout=60)
     await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
-    await settle_cards(pilot, app.conversation, app.query_one(ConversationView))
+    await settle_cards(pilot, app.controller.conversation, app.query_one(ConversationView))
 
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal-on", "terminal-off"])
@@ -82,7 +82,7 @@ async def test_demo_without_terminal_capability_shows_console_fallback(tmp_path:
         assert not app.query(TerminalPane)
         texts = [
             block.content.text
-            for entry in app.conversation.tool_calls.values()
+            for entry in app.controller.conversation.tool_calls.values()
             for item in entry.content
             if getattr(item, "type", "") == "content"
             for block in [item]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from support import settle_cards, wait_until
+from support import settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.conversation import ConversationView
 from tui.widgets.messages import AgentMessage
@@ -24,14 +24,15 @@ def test_demo_at_120x40(
     snap_compare: Any, snapshot_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = DshApp(AppConfig(AGENT, snapshot_workspace, True, log_dir=tmp_path, clock=lambda: 0.0))
+    watch_turns(app)
 
     async def run(pilot: Any) -> None:
-        await wait_until(pilot, lambda: app.session is not None)
+        await wait_until(pilot, lambda: app.controller.session is not None)
         app.query_one(PromptArea).text = "demo"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.turns_completed == 1, timeout=60)
+        await wait_until(pilot, lambda: turns_ended(app) == 1, timeout=60)
         await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
-        await settle_cards(pilot, app.conversation, app.query_one(ConversationView))
+        await settle_cards(pilot, app.controller.conversation, app.query_one(ConversationView))
         # The two-hunk edit at the top, the read below it.
         view = app.query_one(ConversationView)
         cards = list(app.query(ToolCard))

@@ -222,9 +222,6 @@ class ConversationView(VerticalScroll):
         elif not wanted and self.is_anchored:
             self.anchor(False)
 
-    def widget_of(self, entry: object) -> Widget | None:
-        return self._widgets.get(id(entry))
-
     def tick_spinners(self, frame: int) -> None:
         """The transcript's one spinner tick, for cards and their terminal panes alike.
         Running calls sit near the bottom; ticking only the newest cards keeps a frame cheap."""
