@@ -32,6 +32,7 @@ from tui.heap import freeze_startup_heap
 from tui.history import PromptHistory
 from tui.keys import register_alt_enter
 from tui.launch import LaunchSpec
+from tui.main_screen import MainScreen
 from tui.sanitize import sanitize_text, strip_control
 from tui.session_controller import SessionController
 from tui.session_events import Connected, SessionEvent
@@ -74,15 +75,15 @@ def workspace_label(cwd: Path) -> str:
 class DshApp(App[None]):
     TITLE = "dsh-tui"
     BINDINGS = [
-        # Footer order, the same on every screen: what this moment needs first (cancel), the
-        # session's settings, the views, then quit. `check_action` leaves out what would do
-        # nothing now.
+        # Footer order, whatever has focus (tui/main_screen.py): what this moment needs first
+        # (cancel), the session's settings, quit, then the capabilities view, which an 80-column
+        # footer may cut. `check_action` leaves out what would do nothing now.
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("shift+tab", "next_mode", "Mode", priority=True),
         Binding("ctrl+l", "pick_model", "Model"),
         Binding("ctrl+r", "resume", "Resume"),
-        Binding("ctrl+k", "capabilities", "Capabilities", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+k", "capabilities", "Capabilities", priority=True),
         Binding("tab", "complete_command", "Complete", show=False, priority=True),
         Binding("pageup", "page_transcript(-1)", "Scroll up", show=False),
         Binding("pagedown", "page_transcript(1)", "Scroll down", show=False),
@@ -106,6 +107,9 @@ class DshApp(App[None]):
         register_alt_enter()
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         yield SessionHeader(id="header")
@@ -375,8 +379,10 @@ class DshApp(App[None]):
             prompt.load("\n".join([*taken, prompt.text]).rstrip("\n"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys that would do nothing are left out of the footer: Esc with no turn to cancel,
-        and on the failure screen everything but its own keys and quit."""
+        """Keys that would do nothing are left out of the footer (and do nothing): Esc with no
+        turn to cancel, Shift+Tab and Ctrl+L when the agent offers no modes or models, Ctrl+R
+        with an agent that cannot load sessions, and on the failure screen everything but its
+        own keys and quit."""
         if action == "quit" or action == "help":
             return True
         if isinstance(self.screen, AgentFailedScreen):
@@ -386,6 +392,14 @@ class DshApp(App[None]):
             return self.query_one(CommandMenu).completion() is not None
         if action == "cancel_turn":
             return controller.turn_running or bool(controller.queued or controller.permissions)
+        if action == "next_mode":
+            return switcher.offers_modes(self)
+        if action == "pick_model":
+            return switcher.offers_models(self)
+        if action == "resume":
+            return controller.session is None or controller.agent_can_load
+        if action == "capabilities":
+            return controller.session is not None
         return True
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

@@ -8,7 +8,9 @@ from pathlib import Path
 from scripted import SETTINGS, script_app, send
 
 from support import wait_until
+from tui.app import DshApp
 from tui.widgets.help import HelpScreen
+from tui.widgets.prompt import PromptArea
 from tui.widgets.status import StatusLine
 from tui.widgets.welcome import Welcome
 
@@ -49,3 +51,41 @@ async def test_mode_change_shows_by_the_prompt_and_flashes_a_notice(tmp_path: Pa
         await wait_until(
             pilot, lambda: any(n.message == "Mode: Full access" for n in app._notifications)
         )
+
+
+def footer(app: DshApp) -> list[str]:
+    """The footer's key descriptions, left to right, as drawn (the palette key aside)."""
+    from textual.widgets._footer import FooterKey
+
+    keys = sorted(app.screen.query(FooterKey), key=lambda key: key.region.x)
+    return [key.description for key in keys if not key.has_class("-command-palette")]
+
+
+async def test_footer_lists_only_keys_that_act_in_one_order(tmp_path: Path) -> None:
+    """The prompt's own Ctrl+K once put Capabilities first; Mode and Model showed for an agent
+    with neither, Resume for one that cannot load, Cancel turn with no turn."""
+    app = script_app(tmp_path, {**SETTINGS, "prompts": [[{"sleep": 30}]]})
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        await wait_until(pilot, lambda: footer(app) == ["Mode", "Model", "Quit", "Capabilities"])
+        app.screen.set_focus(None)  # the order does not depend on what has focus
+        await pilot.pause()
+        assert footer(app) == ["Mode", "Model", "Quit", "Capabilities"]
+        app.query_one(PromptArea).focus()
+        await send(app, pilot, "hi")
+        # The key of the moment first.
+        await wait_until(pilot, lambda: footer(app)[:1] == ["Cancel turn"])
+        assert footer(app) == ["Cancel turn", "Mode", "Model", "Quit", "Capabilities"]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.controller.turn_running)
+        await wait_until(pilot, lambda: "Cancel turn" not in footer(app))
+
+
+async def test_footer_leaves_out_settings_the_agent_does_not_offer(tmp_path: Path) -> None:
+    app = script_app(tmp_path, {"prompts": [[]]})
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        await wait_until(pilot, lambda: footer(app) == ["Quit", "Capabilities"])
+        await pilot.press("ctrl+l", "shift+tab")  # bound to nothing now: no picker, no notice
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0] and not app._notifications
