@@ -21,6 +21,7 @@ OTHER_KEYS: list[tuple[str, str]] = [
     ("a / A / r / R", "in a permission question: allow, allow always, reject, reject always"),
     ("s / enter", "on a diff: unified or split, the full review"),
     ("click a card title", "collapse or expand the card"),
+    ("/ i c enter", "in the traffic inspector: filter, initialize, the card, open"),
     ("r / q", "on the 'agent failed' screen: retry or quit"),
 ]
 
@@ -37,6 +38,7 @@ LONG = {
     "page_transcript(1)": "page down through the transcript",
     "transcript_end": "the end of the transcript, followed again",
     "help": "this screen",
+    "inspector": "the traffic inspector: every message on the wire",
 }
 
 NAMES = {"escape": "esc", "pageup": "page up", "pagedown": "page down"}

@@ -149,9 +149,6 @@ class InspectorPane(Vertical):
                 if detail:
                     title.append(" " + clean_line(detail))
             title.append(f" · {format_size(message.size)} · {format_gap(message.gap)}")
-            title.append(" · esc back", style="dim")
-            if message.summary.tool_call_id:
-                title.append(" · c card", style="dim")
         else:
             title.append("Traffic", style="bold")
             if len(self.sources) > 1:

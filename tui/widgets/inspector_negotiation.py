@@ -103,7 +103,7 @@ class NegotiationPin(Static):
         summary = Text(style="dim", no_wrap=True, overflow="ellipsis")
         if versions is not None:
             summary.append(f"protocol {versions.offered or '—'} ↔ {versions.answered or '—'} · ")
-        summary.append(f"client {client}, agent {agent} capabilities · i shows them")
+        summary.append(f"capabilities: client {client}, agent {agent} · i unfolds")
         self.update(Group(*rows, summary))
 
     def on_click(self, event: events.Click) -> None:
