@@ -17,11 +17,27 @@ from tui.diffing import DiffContent
 from tui.line_numbers import Anchoring
 from tui.sanitize import strip_control
 from tui.widgets.diff_panel import UNICODE_GLYPHS, DiffPanel, Glyphs
+from tui.widgets.permission import SHORT_LABELS
 
 if TYPE_CHECKING:
     from acp.schema import PermissionOption
 
 __all__ = ["DiffReviewScreen"]
+
+
+class ReviewKeys(Static):
+    """The key line, on one row: the agent's option names when they fit, else a word each
+    (`a allow · A always · r reject`), cut with an ellipsis only as a last resort."""
+
+    def __init__(self, screen: DiffReviewScreen) -> None:
+        super().__init__(id="review-keys")
+        self.review = screen
+
+    def render(self) -> Content:
+        full = self.review.keys_hint()
+        if full.cell_length <= self.size.width - 2:  # the row's padding
+            return full
+        return self.review.keys_hint(short=True)
 
 
 class DiffReviewScreen(Screen[str | None]):
@@ -43,10 +59,12 @@ class DiffReviewScreen(Screen[str | None]):
     }
     DiffReviewScreen > DiffPanel { height: 1fr; }
     DiffReviewScreen > #review-keys {
-        height: auto;
+        height: 1;
         padding: 0 1;
         background: $panel;
         color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -80,15 +98,19 @@ class DiffReviewScreen(Screen[str | None]):
     def compose(self) -> ComposeResult:
         yield Static(Content(self.review_title), id="review-title")
         yield self.panel
-        yield Static(self.keys_hint(), id="review-keys")
+        yield ReviewKeys(self)
 
-    def keys_hint(self) -> Content:
-        """The agent's options, coloured by kind, then the panel's own keys."""
+    def keys_hint(self, *, short: bool = False) -> Content:
+        """The agent's options, coloured by kind, then the panel's own keys; `short`, each
+        option in a word by its kind (a kind the spec does not name keeps its name)."""
         dot = self.panel.glyphs.dot
         parts: list[tuple[str, str] | str] = []
         for key, option in self.options:
             colour = "$text-success" if option.kind.startswith("allow") else "$text-error"
-            parts += [(key, f"bold {colour}"), f" {strip_control(option.name)}  "]
+            name = strip_control(option.name)
+            if short:
+                name = SHORT_LABELS.get(option.kind, name)
+            parts += [(key, f"bold {colour}"), f" {name}  "]
         # `s` only where it changes the view: a new file is never split.
         keys = [k for k in self.KEYS if k != self.SPLIT_KEY or self.panel.can_split]
         parts.append(f" {dot} ".join(keys))
