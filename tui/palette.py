@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from textual.app import SystemCommand
+from textual.app import App, SystemCommand
 
 from tui.agent_log import client_log_path, default_log_dir
 from tui.state import MessageEntry
 from tui.widgets.diff_panel import DiffPanel, ViewMode
+from tui.widgets.plan import PlanView
 from tui.widgets.tool_card import ToolCard
 
 if TYPE_CHECKING:
@@ -39,6 +40,16 @@ def last_reply(app: DshApp) -> str | None:
         if isinstance(entry, MessageEntry) and entry.role == "agent":
             return entry.text
     return None
+
+
+def toggle_plan(app: App[Any]) -> None:
+    """Unfold a plan folded to its summary line, or fold it (the key for a click on it)."""
+    plans = [plan for plan in app.query(PlanView) if plan.entries]
+    if not plans:
+        app.notify("No plan yet.")
+        return
+    for plan in plans:
+        plan.toggle()
 
 
 def copy_last_reply(app: DshApp) -> None:
@@ -76,6 +87,9 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
     )
     yield SystemCommand(
         "Collapse all cards", "Fold every tool card to its title", lambda: collapse_all(app)
+    )
+    yield SystemCommand(
+        "Plan: fold or unfold", "The whole plan, or its one-line summary", lambda: toggle_plan(app)
     )
     yield SystemCommand(
         "Copy the last reply", "The agent's last message, as Markdown", lambda: copy_last_reply(app)
