@@ -2,7 +2,7 @@
 
 On a short screen the whole plan would push the transcript away (six entries and a permission
 question left one row of it at 80×24), so there it folds to one summary line: how far along
-it is and the step under way. A click unfolds it.
+it is and the step under way. A click (or the palette's "Plan: fold or unfold") unfolds it.
 """
 
 from __future__ import annotations
