@@ -20,6 +20,7 @@ from rich.text import Span, Text
 
 __all__ = [
     "MAX_PEN_GROUPS",
+    "PEN_CACHE",
     "SGR",
     "Pen",
     "apply_sgr",
@@ -39,7 +40,9 @@ SGR = re.compile(r"\x1b\[([0-9;:]*)m")
 MAX_PEN_GROUPS = 32
 _CACHE_SIZE = 4096
 
-_APPLY_CACHE: dict[tuple[Pen, str], Pen] = {}
+# Pen after (pen, SGR parameters): `apply_sgr` fills it; hot loops read it directly, since a
+# dictionary lookup costs less than the call.
+PEN_CACHE: dict[tuple[Pen, str], Pen] = {}
 _SWITCH_CACHE: dict[tuple[Pen, Pen], str] = {}
 _STYLE_CACHE: dict[str, Style | None] = {}
 
@@ -51,11 +54,11 @@ def apply_sgr(pen: Pen, params: str) -> Pen:
     Cached, because coloured output repeats the same few sequences on every line.
     """
     key = (pen, params)
-    cached = _APPLY_CACHE.get(key)
+    cached = PEN_CACHE.get(key)
     if cached is None:
-        if len(_APPLY_CACHE) > _CACHE_SIZE:
-            _APPLY_CACHE.clear()
-        cached = _APPLY_CACHE[key] = _compute_sgr(pen, params)
+        if len(PEN_CACHE) > _CACHE_SIZE:
+            PEN_CACHE.clear()
+        cached = PEN_CACHE[key] = _compute_sgr(pen, params)
     return cached
 
 

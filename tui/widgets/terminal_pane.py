@@ -1,9 +1,5 @@
-"""The terminal pane: one command's output inside its tool-call card, live.
-
-    ❯ pytest -q                                   tests · ✕ exit 1 · 2.4 s    header
-    ....F.....                                                                 output, capped
-    FAILED tests/test_x.py::test_y - assert 1 == 2                            at `max_rows`,
-    ▮ 1,204 lines · 54 KB                                                     info line
+"""The terminal pane: one command's output inside its tool-call card, live, between a header
+(prompt line, cwd, status, duration) and an info line (tui/widgets/terminal_header.py).
 
 Design choices, measured in `bench/bench_terminal.py`:
 
