@@ -2,17 +2,15 @@
 
 The body's parts are chosen in tui/widgets/card_body.py, the header's words are in
 tui/widgets/card_header.py, the terminal panes' wiring in
-tui/widgets/card_terminal.py.
+tui/widgets/card_terminal.py, the Markdown of text parts in tui/widgets/card_text.py.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 
 from rich.console import Group
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult, RenderResult
@@ -21,7 +19,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui import line_numbers
-from tui.sanitize import sanitize_text
 from tui.state import ToolCallEntry
 from tui.terminals import TerminalManager
 from tui.widgets.card_body import TEXT_MAX_ROWS as TEXT_MAX_ROWS  # re-exported
@@ -30,6 +27,7 @@ from tui.widgets.card_body import raw_json as raw_json  # re-exported for permis
 from tui.widgets.card_header import KIND_ICONS as KIND_ICONS  # re-exported for permission.py
 from tui.widgets.card_header import header_text, shown_status
 from tui.widgets.card_terminal import make_pane, pane_clock, sync_pane
+from tui.widgets.card_text import CardMarkdown, card_markdown
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
 
@@ -39,120 +37,6 @@ DIFF_MAX_ROWS = 24
 # Whether a pane shows the duration the agent measured (`dsh.duration_ms`) rather than its own;
 # snapshot tests turn it off, since a real command's time varies from run to run.
 AGENT_DURATIONS = True
-CODE_THEME = "monokai"
-
-
-# A line that starts a block of its own (a fence, heading, quote, list item, table row, rule or
-# setext underline): a paragraph line before it ends there, so a `\` appended to that line would
-# be shown, not taken as a line break; and its indentation is Markdown's, not to be kept.
-BLOCK_START = re.compile(
-    r" {0,3}(?:```|~~~|#{1,6}(?:\s|$)|>|[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|\||"
-    r"(?:[-=*_][ \t]*){3,}$)"
-)
-RULE = re.compile(r"(?:[-=*_][ \t]*){3,}$")
-NBSP = "\u00a0"
-
-
-def _indent_width(line: str) -> int:
-    """Columns of leading blanks, tabs to the next multiple of 4, as CommonMark counts them."""
-    width = 0
-    for char in line:
-        if char == " ":
-            width += 1
-        elif char == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
-
-
-def hard_line_breaks(markdown: str) -> str:
-    """Keep tool output's line structure: a single newline inside a paragraph becomes a
-    Markdown hard break, so a read result or a log is not reflowed into one paragraph.
-
-    Code is left exactly as it is: fenced blocks, and indented code blocks (a `cat -n` result,
-    `     1\\timport sys`, is one), where a `\\` would be shown as written. An indented line
-    inside a paragraph keeps its indentation as no-break spaces, which Markdown does not strip.
-    """
-    lines = markdown.split("\n")
-    fence: str | None = None  # the marker of the open fenced block
-    in_code = False  # inside an indented code block
-    blank_before = True
-    for index, line in enumerate(lines):
-        stripped = line.lstrip(" \t")
-        indent = _indent_width(line)
-        if fence is not None:
-            if indent < 4 and stripped.startswith(fence):
-                fence = None
-            continue
-        if not stripped:
-            blank_before = True
-            continue
-        if indent < 4 and stripped[:3] in ("```", "~~~"):
-            fence, in_code, blank_before = stripped[:3], False, False
-            continue
-        # An indented line opens a code block only where a paragraph does not go on.
-        if indent >= 4 and (blank_before or in_code):
-            in_code, blank_before = True, False
-            continue
-        in_code, starts_block = False, bool(BLOCK_START.match(line))
-        if indent and not starts_block:
-            lines[index] = line = NBSP * indent + stripped
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        # A `\` would become part of a heading, a table row, a rule or a setext underline.
-        whole_line = starts_block and (stripped[0] in "#|" or bool(RULE.match(stripped)))
-        if following.strip() and not whole_line and not BLOCK_START.match(following):
-            lines[index] = line + "\\"
-        blank_before = False
-    return "\n".join(lines)
-
-
-# Text that Markdown would render exactly as written: no syntax characters, no line that
-# starts like a block (indent, list, quote, rule, heading underline), no blanks at either end
-# of a line or of the text, no paragraph break. A `RichMarkdown` costs about 2 ms to build
-# (it makes a parser each time), so a burst of tool calls with one-line results skips it;
-# `test_tool_card` checks that the two render alike whenever this matches.
-MARKDOWN_SYNTAX = re.compile(
-    r"[`*_#\[\]<>|~\\&!]|^[ \t]|[ \t]$|^(\d+[.)]|[-+=])(\s|$)|\n\n|\A\n|\n\Z", re.M
-)
-
-
-def card_markdown(markdown: str) -> RichMarkdown | Text:
-    text = sanitize_text(markdown)
-    if text and not MARKDOWN_SYNTAX.search(text):
-        return Text(text)
-    return RichMarkdown(hard_line_breaks(text), code_theme=CODE_THEME)
-
-
-# A read result in the `<path>…</path> <type>file</type> <content>…</content>` envelope
-# (dsh-agent's and opencode's read tool): the path is the card's title and location already,
-# and the type word says nothing, so only the content is shown.
-READ_ENVELOPE = re.compile(
-    r"\A\s*<path>[^\n]*</path>\n<type>[^\n<]*</type>\n<content>\n(?P<body>.*?)\n?</content>\s*\Z",
-    re.S,
-)
-# The read tool's note to the model on how to page on: not the user's business.
-READ_PAGING = re.compile(r" Use offset=\d+ to continue\.(?=\)\s*\Z)")
-
-
-def read_markdown(text: str) -> str | None:
-    """A read result's content as a code block, exactly as read (Markdown would take a
-    `__name__` for bold), with the tool's closing line as plain text; None if `text` is
-    not such a result."""
-    match = READ_ENVELOPE.match(text)
-    if match is None:
-        return None
-    body = match["body"].rstrip("\n")
-    lines = body.split("\n")
-    footer = ""
-    if lines and lines[-1].startswith("(") and lines[-1].endswith(")"):
-        footer = READ_PAGING.sub("", lines.pop())
-    code = "\n".join(lines).strip("\n")
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", code)), default=0))
-    parts = [f"{fence}text\n{code}\n{fence}"] if code else []
-    if footer:
-        parts.append(footer)
-    return "\n\n".join(parts)
 
 
 class _TextScroll(VerticalScroll):
@@ -184,7 +68,7 @@ class CardText(Widget):
         super().__init__(classes="card-text")
         self.markdown = markdown
         self.tail = tail
-        self._body = Static(card_markdown(markdown))
+        self._body = Static(card_markdown(markdown, self))
         self._scroll = _TextScroll(self._body)
         self._where = Static("", classes="card-text--where", markup=False)
 
@@ -199,7 +83,7 @@ class CardText(Widget):
 
     def update(self, markdown: str) -> None:
         self.markdown = markdown
-        self._body.update(card_markdown(markdown))
+        self._body.update(card_markdown(markdown, self))
         self.call_after_refresh(self.show_position)
 
     @property
@@ -264,7 +148,7 @@ class ToolCard(Widget):
         self._header = Text()  # built at compose, from the entry as it is by then
         # The face's short text: its Markdown source and the renderable built from it.
         self._inline_source: str | None = None
-        self._inline: RichMarkdown | Text | None = None
+        self._inline: CardMarkdown | Text | None = None
         # The face's own widget, once the card holds other parts.
         self._face: Static | None = None
         # Body widgets by segment key, mounted only once there is something to show.
@@ -347,7 +231,7 @@ class ToolCard(Widget):
             first, segments = segments[0], segments[1:]
             if first.markdown != self._inline_source:
                 self._inline_source = first.markdown
-                self._inline = card_markdown(first.markdown)
+                self._inline = card_markdown(first.markdown, self)
         elif self._inline_source is not None:
             self._inline_source = None
             self._inline = None
