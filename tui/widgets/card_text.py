@@ -33,7 +33,7 @@ FENCE_DARK = Color(0, 0, 0, 0.1)
 FENCE_LIGHT = Color(255, 255, 255, 0.3)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def highlighted(code: str, lexer: str, ansi: bool, dark: bool) -> Content:
     """A reply fence's highlighting, kept: a card's face is drawn again on every change."""
     return MarkdownFence.highlight(code, lexer, ansi=ansi, dark=dark)
