@@ -176,9 +176,7 @@ class TimedPanel(DiffPanel):
         return strip
 
 
-class FirstPaint(Widget):
-    """Notes when the first line is drawn (mixed in before the widget class it times)."""
-
+class TimedStatic(Static):
     painted_at: float | None = None
 
     def render_line(self, y: int) -> Strip:
@@ -188,12 +186,14 @@ class FirstPaint(Widget):
         return strip
 
 
-class TimedStatic(FirstPaint, Static):
-    pass
+class TimedTextArea(TextArea):
+    painted_at: float | None = None
 
-
-class TimedTextArea(FirstPaint, TextArea):
-    pass
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if self.painted_at is None:
+            self.painted_at = time.perf_counter()
+        return strip
 
 
 class Host(App[None]):
