@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.color import Color
 from rich.console import Console
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -17,6 +18,7 @@ from tui.widgets.card_text import CardMarkdown, card_markdown, hard_line_breaks
 
 CODE = 'def greet(name: str) -> int:\n    """Say hello."""  # once\n    return f"Hi {name}" * 3'
 FENCE = f"```python\n{CODE}\n```"
+INLINE = "Run `make check` first"
 
 
 def rendered(renderable: object, width: int) -> list[str]:
@@ -91,15 +93,19 @@ def test_line_breaks_never_show_a_backslash() -> None:
 
 
 class Side(App[None]):
-    """A reply's code fence beside a card's text holding the same fence."""
+    """A reply beside a card's text with the same Markdown: a code fence, or inline code."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__()
+        self.source = source
 
     def compose(self) -> ComposeResult:
-        yield Markdown(FENCE)
+        yield Markdown(self.source)
         yield Static(id="card")
 
     def on_mount(self) -> None:
         card = self.query_one("#card", Static)
-        card.update(card_markdown(FENCE, card))
+        card.update(card_markdown(self.source, card))
 
 
 def code_cells(widget: Widget) -> list[tuple[str, object, object]]:
@@ -117,7 +123,7 @@ def code_cells(widget: Widget) -> list[tuple[str, object, object]]:
 
 
 async def test_code_in_a_card_is_coloured_as_in_a_reply_in_each_theme() -> None:
-    app = Side()
+    app = Side(FENCE)
     async with app.run_test(size=(70, 20)) as pilot:
         for theme in ("textual-dark", "textual-light"):
             app.theme = theme
@@ -127,3 +133,24 @@ async def test_code_in_a_card_is_coloured_as_in_a_reply_in_each_theme() -> None:
             assert "".join(cell[0] for cell in card) == "".join(CODE.split())
             assert card == reply
             assert len({cell[1] for cell in card}) > 3  # highlighted, not one colour
+
+
+async def test_inline_code_in_a_card_is_coloured_as_in_a_reply_in_each_theme() -> None:
+    app = Side(INLINE)
+    async with app.run_test(size=(70, 20)) as pilot:
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            await pilot.pause()
+            reply = code_cells(app.query_one("MarkdownParagraph"))
+            card = code_cells(app.query_one("#card"))
+            assert "".join(cell[0] for cell in card) == "Runmakecheckfirst"
+            # Close, not equal: Textual composes a component class's tint (the code's
+            # background, and so the colour blended over it) a few levels off a plain blend.
+            for ours, theirs in zip(card, reply, strict=True):
+                assert ours[0] == theirs[0]
+                for mine, its in zip(ours[1:], theirs[1:], strict=True):
+                    assert isinstance(mine, Color) and isinstance(its, Color)
+                    pairs = zip(mine.triplet or (), its.triplet or (), strict=True)
+                    assert max(abs(x - y) for x, y in pairs) <= 6
+            code = {cell[1:] for cell in card[3:12]}  # make check
+            assert len(code) == 1 and code != {cell[1:] for cell in card[:3]}

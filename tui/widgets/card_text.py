@@ -1,10 +1,11 @@
-"""A tool card's text as one renderable, its code drawn as a reply's code fence is drawn.
+"""A tool card's text as one renderable, its code drawn as a reply's code is drawn.
 
 Replies are Textual `Markdown` widgets; a card's text stays one Rich `Markdown` renderable in
 the card's own widget, since most cards are one widget and a Markdown widget would add one per
 block (measured in bench/README.md). Its code blocks are highlighted by `MarkdownFence.highlight`,
 the function and theme (the app theme's colours) a reply's fence uses, on the fence's
-background, so code looks the same in a card and in a reply, and follows a theme change.
+background, and inline code takes a reply's colours, so code looks the same in a card and in a
+reply, and follows a theme change.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.padding import Padding
 from rich.style import Style as RichStyle
 from rich.text import Text
+from rich.theme import Theme
 from textual.color import Color
 from textual.content import Content
 from textual.style import Style
@@ -71,14 +73,32 @@ class CardCodeBlock(CodeBlock):
         yield Padding(text, (1, 0) if ansi else (1, 2), style=fill)
 
 
+# A reply's inline code, as Textual's Markdown CSS colours it in a dark and in a light theme.
+INLINE_CODE = {True: "$text-warning 95% on $warning 10%", False: "$text-error 95% on $error 5%"}
+
+
 class CardMarkdown(RichMarkdown):
-    """Rich Markdown whose code blocks are `CardCodeBlock`s, coloured for `host`'s app."""
+    """Rich Markdown whose code, blocks and inline, is coloured as a reply's for `host`'s app."""
 
     elements = {**RichMarkdown.elements, "fence": CardCodeBlock, "code_block": CardCodeBlock}
 
     def __init__(self, markup: str, host: Widget | None = None) -> None:
         super().__init__(markup)
         self.host = host
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        host = self.host
+        if host is None or not host.is_attached or host.app.native_ansi_color:
+            yield from super().__rich_console__(console, options)
+            return
+        app = host.app
+        code = app.stylesheet.parse_style(INLINE_CODE[app.current_theme.dark])
+        inline = (Style(background=host.background_colors[1]) + code).rich_style
+        # Rich looks up `markdown.code` while it renders; all of it is rendered here, so the
+        # theme is in place for exactly that long.
+        with console.use_theme(Theme({"markdown.code": inline})):
+            rendered = list(super().__rich_console__(console, options))
+        yield from rendered
 
 
 # A line that starts a block of its own (a fence, heading, quote, list item, table row, rule or
