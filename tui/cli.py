@@ -93,12 +93,17 @@ def run_demo(argv: Sequence[str]) -> None:
         "(live terminal panes) and without it (the agent's console fallback). Offline.",
     )
     parser.add_argument("--log-dir", type=Path, default=None, help="where the agents' stderr goes")
+    parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="play both sides from the bundled recordings: no agent runs, no command either",
+    )
     args = parser.parse_args(argv)
     from tui.demo import DemoApp
     from tui.heap import freeze_startup_heap
 
     freeze_startup_heap()
-    DemoApp(log_dir=args.log_dir).run()
+    DemoApp(log_dir=args.log_dir, replay=args.replay).run()
 
 
 def start_agent(

@@ -27,11 +27,13 @@ from tui.agent_log import new_agent_log
 from tui.capabilities import consequences
 from tui.config import AppConfig
 from tui.launch import LaunchSpec
+from tui.replay.process import ReplayProcess
 from tui.session_controller import SessionController
 from tui.session_events import Connected, Failed, PermissionAsked, SessionEvent, TurnEnded
 from tui.state import Change
 from tui.widgets.conversation import ConversationView
 
+RECORDINGS = Path(__file__).parent / "replay" / "recordings"  # what `demo --replay` plays
 # Found on PATH, else beside the running interpreter, as dsh-tui finds its default agent.
 DEMO_AGENT = "dsh-agent --mode full-access"
 LEGEND = (
@@ -59,9 +61,16 @@ class DemoSide(Vertical):
     DemoSide > .strip { height: 2; padding: 0 1; background: $boost; }
     """
 
-    def __init__(self, terminal: bool, workspace: Path, log_dir: Path | None) -> None:
+    def __init__(
+        self,
+        terminal: bool,
+        workspace: Path,
+        log_dir: Path | None,
+        replay: ReplayProcess | None = None,
+    ) -> None:
         super().__init__()
         self.terminal = terminal
+        self.replay = replay  # `demo --replay`: a bundled recording in place of the agent
         self.workspace = workspace
         self.log_dir = log_dir
         self.controller = SessionController(self)
@@ -91,6 +100,12 @@ class DemoSide(Vertical):
 
     @work(group="demo", exit_on_error=False)
     async def run_demo(self) -> None:
+        if self.replay is not None:
+            # The recording has the client send its prompt when it did; nothing is spawned
+            # or run. The connection stays until quit, as nothing waits on it.
+            self.replay.bind(self.controller)
+            await self.controller.run(self.replay.spec, self.replay)
+            return
         spec = LaunchSpec.from_command(
             DEMO_AGENT, self.workspace, new_agent_log(self.log_dir), self.terminal
         )
@@ -136,9 +151,11 @@ class DemoApp(App[None]):
         log_dir: Path | None = None,
         theme: str = "textual-dark",
         clock: Callable[[], float] = time.monotonic,
+        replay: bool = False,
     ) -> None:
         super().__init__()
         self.theme = theme
+        self.replay = replay
         self._own_root = root is None
         self.root = root or Path(tempfile.mkdtemp(prefix="dsh-demo-"))
         self.log_dir = log_dir
@@ -149,6 +166,11 @@ class DemoApp(App[None]):
         yield Static(LEGEND, id="legend")
         with Horizontal(id="sides"):
             for terminal, name in ((True, "terminal-on"), (False, "terminal-off")):
+                if self.replay:
+                    recording = RECORDINGS / f"demo-{name}.jsonl"
+                    replay = ReplayProcess.open(recording, new_agent_log(self.log_dir))
+                    yield DemoSide(terminal, replay.spec.cwd, self.log_dir, replay)
+                    continue
                 workspace = self.root / name
                 workspace.mkdir(parents=True, exist_ok=True)
                 yield DemoSide(terminal, workspace, self.log_dir)

@@ -22,14 +22,16 @@ DEFAULT_SPEED = 1.0
 
 
 class ReplayApp(DshApp):
+    # The app's own keys first, in their order: the footer ranks keys by this list.
     BINDINGS = [
+        *DshApp.BINDINGS,
         Binding(
             "space,n",
             "replay_step",
             "for the next message",
             key_display="step: press space/n",
             priority=True,
-        )
+        ),
     ]
 
     def __init__(self, config: AppConfig, replay: ReplayProcess) -> None:

@@ -57,6 +57,7 @@ class ClientLines(asyncio.WriteTransport):
         self.messages: asyncio.Queue[ClientMessage] = asyncio.Queue()
         self._partial = b""
         self._closing = False
+        self.protocol: asyncio.BaseProtocol | None = None  # told when closed, as a pipe's is
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if self._closing:
@@ -82,6 +83,9 @@ class ClientLines(asyncio.WriteTransport):
         if not self._closing:
             self._closing = True
             self.messages.put_nowait(None)
+            if self.protocol is not None:
+                # StreamWriter.wait_closed() waits for this, as on a real pipe.
+                asyncio.get_running_loop().call_soon(self.protocol.connection_lost, None)
 
     def abort(self) -> None:
         self.close()
@@ -98,4 +102,5 @@ def client_writer(lines: ClientLines) -> asyncio.StreamWriter:
     loop = asyncio.get_running_loop()
     protocol = asyncio.StreamReaderProtocol(asyncio.StreamReader(loop=loop), loop=loop)
     protocol.connection_made(lines)
+    lines.protocol = protocol
     return asyncio.StreamWriter(lines, protocol, None, loop)
