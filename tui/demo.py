@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -31,6 +31,7 @@ from tui.replay.process import ReplayProcess
 from tui.session_controller import SessionController
 from tui.session_events import Connected, Failed, PermissionAsked, SessionEvent, TurnEnded
 from tui.state import Change
+from tui.widgets import inspector
 from tui.widgets.conversation import ConversationView
 
 RECORDINGS = Path(__file__).parent / "replay" / "recordings"  # what `demo --replay` plays
@@ -139,7 +140,12 @@ class DemoSide(Vertical):
 
 class DemoApp(App[None]):
     TITLE = "dsh-tui demo"
-    BINDINGS = [Binding("q,ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [
+        # q is not a priority binding: it types in the traffic inspector's filter box.
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("f12", "inspector", "Traffic", show=False),
+    ]
     CSS = """
     #legend { height: 1; padding: 0 1; background: $panel; text-style: bold; }
     #sides { height: 1fr; }
@@ -192,6 +198,17 @@ class DemoApp(App[None]):
     def side_done(self) -> None:
         if all(side.turn_done for side in self.sides):
             self.query_one("#legend", Static).update(FINISHED)
+
+    def action_inspector(self) -> None:
+        """F12: both sides' wire in one pane (`s` switches), beside the sides."""
+        sources = [
+            inspector.TrafficSource(side.border_title or "", side.controller.traffic, side._view)
+            for side in self.sides
+        ]
+        inspector.toggle(self.screen, sources, self.query_one("#sides"))
+
+    def on_click(self, event: events.Click) -> None:
+        inspector.follow_click(self.screen, event)
 
     async def action_quit(self) -> None:
         await self.stop_sides()

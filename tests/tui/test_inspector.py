@@ -13,9 +13,12 @@ from textual.app import App, ComposeResult
 from textual.events import Click
 from textual.widgets import Footer, Static
 
+from support import wait_until
+from tui.demo import DemoApp
 from tui.state import Conversation
 from tui.traffic import Traffic
 from tui.traffic_json import DISPLAY_BYTES
+from tui.traffic_negotiation import negotiation_table
 from tui.widgets import inspector
 from tui.widgets.conversation import ConversationView
 from tui.widgets.inspector import InspectorPane, TrafficSource
@@ -177,3 +180,31 @@ def test_wrapping_counts_cells() -> None:
     assert wrap_offsets("abcdefg", 3) == [0, 3, 6]
     assert wrap_offsets("日本語です", 4) == [0, 2, 4]
     assert wrap_offsets("", 5) == [0]
+
+
+async def test_the_demo_inspects_either_side(tmp_path: Path) -> None:
+    """`dsh-tui demo`: F12 shows the left side's wire, `s` the right's; each negotiated its
+    own terminal capability, and a click on a right-hand card switches to that side."""
+    app = DemoApp(root=tmp_path / "demo", log_dir=tmp_path / "logs")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
+        await pilot.press("f12")
+        await pilot.pause()
+        pane = app.query_one(InspectorPane)
+        left, right = app.sides
+
+        def offered_terminal() -> str | None:
+            rows = negotiation_table(pane.source.traffic.negotiation).rows
+            return next((row.offered for row in rows if row.path == "_meta.terminal_output"), None)
+
+        assert pane.source.traffic is left.controller.traffic
+        assert offered_terminal() == "true"
+        assert pane.list.row_count == len(left.controller.traffic) > 10
+        await pilot.press("s")
+        assert pane.source.traffic is right.controller.traffic and offered_terminal() == "false"
+        await pilot.press("s")
+        card = list(right.query(ToolCard))[-1]  # the transcript followed its end
+        await pilot.click(card)  # on its border: selects it without folding it
+        assert pane.source.traffic is right.controller.traffic
+        assert pane.filter.value == f"tool:{card.entry.tool_call_id}" and pane.list.row_count >= 1
+        await app.action_quit()
