@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -24,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from tui import permission_flow, switcher
+from tui import chrome, permission_flow, switcher
 from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
@@ -33,7 +32,7 @@ from tui.history import PromptHistory
 from tui.keys import register_alt_enter
 from tui.launch import LaunchSpec
 from tui.main_screen import MainScreen
-from tui.sanitize import sanitize_text, strip_control
+from tui.sanitize import clean_line, sanitize_text, strip_control
 from tui.session_controller import SessionController
 from tui.session_events import Connected, SessionEvent
 from tui.state import Change
@@ -41,8 +40,8 @@ from tui.widgets import inspector
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.conversation import ConversationView
-from tui.widgets.failure import AgentFailedScreen, exit_text
-from tui.widgets.header import HeaderInfo, SessionHeader
+from tui.widgets.failure import AgentFailedScreen
+from tui.widgets.header import SessionHeader
 from tui.widgets.help import HelpScreen
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.plan import PlanView
@@ -62,14 +61,6 @@ log = logging.getLogger(__name__)
 CONNECTING_PLACEHOLDER = "Connecting to the agent… type ahead: enter queues the prompt"
 READY_PLACEHOLDER = f"Message the agent · {KEYS_HINT}"
 WORKING_PLACEHOLDER = "Working… esc cancels · enter queues the next prompt"
-
-
-def workspace_label(cwd: Path) -> str:
-    home = Path.home()
-    try:
-        return "~/" + str(cwd.relative_to(home)) if cwd != home else "~"
-    except ValueError:
-        return str(cwd)
 
 
 class DshApp(App[None]):
@@ -229,7 +220,8 @@ class DshApp(App[None]):
         self.post_message(messages.message_for(event))
 
     def on_session_connecting(self, message: messages.Connecting) -> None:
-        self.query_one(SessionHeader).show_connecting(message.event.spec.command_line)
+        command = clean_line(message.event.spec.command_line)  # the user's, any characters
+        self.query_one(SessionHeader).show_connecting(command)
 
     def on_session_connected(self, message: messages.Connected) -> None:
         if self.controller.conversation.entries:
@@ -290,66 +282,17 @@ class DshApp(App[None]):
         self.refresh_bindings()
 
     def on_session_failed(self, message: messages.Failed) -> None:
-        failure = message.event.failure
-        log.error(
-            "agent failed: %s\n  command: %s\n  executable: %s\n  exit: %s\n  agent log: %s"
-            "\n  stderr (last lines):\n%s",
-            failure.reason,
-            failure.spec.command_line,
-            failure.spec.program or "(none found)",
-            exit_text(failure),
-            failure.spec.log_path,
-            failure.stderr_tail or "(empty)",
-        )
         self.query_one(PromptArea).disabled = True
         self.take_back_all_queued()
-        if self._quitting:
-            return
-        self.controller.notice(f"{failure.reason} (exit: {exit_text(failure)})", "error")
-        resume = self.controller.retry_resume()
-
-        def after(choice: str | None) -> None:
-            if choice == "retry":
-                # Resume where we were when the agent can replay it; else start afresh.
-                if resume is not None:
-                    self.reset_conversation()
-                self.start_agent(resume)
-            else:
-                self.run_worker(self.action_quit(), group="quit")
-
-        self.push_screen(AgentFailedScreen(failure), after)
+        if not self._quitting:
+            chrome.show_failure(self, message.event.failure)
 
     def hide_welcome(self) -> None:
         for welcome in self.query(Welcome):
             welcome.remove()
 
     def refresh_header(self) -> None:
-        session = self.controller.session
-        if session is None:
-            return
-        conversation = self.controller.conversation
-        agent = session.init.agent_info
-        for welcome in self.query(Welcome):
-            welcome.show(
-                f"{agent.name} {agent.version}" if agent else "the agent",
-                conversation.mode_name,
-                conversation.model_name,
-            )
-        fs = session.capabilities.fs
-        self.query_one(StatusLine).show_mode(conversation.mode_name)
-        self.query_one(SessionHeader).show_info(
-            HeaderInfo(
-                agent_name=agent.name if agent else "agent",
-                agent_version=agent.version if agent else "",
-                protocol_version=session.init.protocol_version,
-                terminal=bool(session.capabilities.terminal),
-                fs=bool(fs and fs.read_text_file),
-                workspace=workspace_label(self.config.cwd),
-                title=conversation.title,
-                mode=conversation.mode_name,
-                model=conversation.model_name,
-            )
-        )
+        chrome.refresh_header(self)
 
     # -- input and actions --------------------------------------------------------------
 

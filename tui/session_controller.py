@@ -304,7 +304,7 @@ class SessionController:
 
     async def set_mode(self, mode_id: str) -> bool:
         """session/set_mode; True once the agent took it (a refusal is a `Notify`)."""
-        from acp import RequestError
+        from acp.exceptions import RequestError
         from acp.schema import CurrentModeUpdate
 
         from tui.agent_text import clean_error
@@ -323,7 +323,7 @@ class SessionController:
 
     async def set_model(self, model_id: str) -> None:
         """session/set_model, for agents that offer models outside their config options."""
-        from acp import RequestError
+        from acp.exceptions import RequestError
 
         from tui.agent_text import clean_error
 
@@ -338,7 +338,7 @@ class SessionController:
         self.apply(self.conversation.model_chosen(model_id))
 
     async def set_config(self, config_id: str, value: str) -> None:
-        from acp import RequestError
+        from acp.exceptions import RequestError
         from acp.schema import ConfigOptionUpdate
 
         from tui.agent_text import clean_error

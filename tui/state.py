@@ -8,10 +8,10 @@ live or replayed.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui.terminal_meta import apply_terminal_meta
 from tui.terminal_source import TerminalState
 
 # The SDK's schema is imported where it is needed at run time (block_text, Conversation.apply),
@@ -178,12 +178,6 @@ SessionChanged = (
     PlanChanged | TitleChanged | UsageChanged | ModeChanged | CommandsChanged | SettingsChanged
 )
 Change = EntryAdded | TextAppended | ToolCallChanged | TerminalOutput | SessionChanged
-
-# The bash tool's closing marker lines (agent/tools/bash.py `render_output`).
-EXIT_MARKER = re.compile(r"\[exit code: (\d+)\]")
-SIGNAL_MARKER = re.compile(r"\[killed by signal: [^\]\n]+\]")
-TIMEOUT_MARKER = re.compile(r"\[timed out after (\d+)ms\]")
-TRUNCATED_MARKER = re.compile(r"\[output truncated; kept the last (\d+) bytes of ([^\]\n]+)\]")
 
 TOOL_FIELDS = ("title", "kind", "status", "content", "locations", "raw_input", "raw_output")
 
@@ -436,82 +430,9 @@ class Conversation:
                 continue
             setattr(entry, name, value)
             changed.add(name)
-        changes += self._apply_terminal_meta(entry, update.field_meta or {}, changed)
+        data = apply_terminal_meta(entry, update.field_meta or {}, changed)
+        if data:
+            changes.append(TerminalOutput(entry, data))
         if changed:
             changes.append(ToolCallChanged(entry, frozenset(changed)))
         return changes
-
-    def _apply_terminal_meta(
-        self, entry: ToolCallEntry, meta: dict[str, Any], changed: set[str]
-    ) -> list[Change]:
-        changes: list[Change] = []
-        info = meta.get("terminal_info")
-        if isinstance(info, dict) and isinstance(info.get("terminal_id"), str):
-            if entry.terminal is None or entry.terminal.terminal_id != info["terminal_id"]:
-                entry.terminal = TerminalState(info["terminal_id"])
-            cwd = info.get("cwd")
-            entry.terminal.cwd = cwd if isinstance(cwd, str) else None
-            changed.add("terminal")
-        exit_info = meta.get("terminal_exit")
-        output = meta.get("terminal_output")
-        if isinstance(output, dict) and isinstance(output.get("data"), str):
-            terminal = self._terminal_for(entry, output.get("terminal_id"))
-            data = output["data"]
-            if "status" in changed and entry.status in ("completed", "failed"):
-                # The final update: its closing marker lines are shown as badges instead.
-                data = self._take_markers(terminal, data, exit_info)
-                changed.add("terminal")
-            if data:
-                terminal.output.append(data)
-                changes.append(TerminalOutput(entry, data))
-        if isinstance(exit_info, dict):
-            terminal = self._terminal_for(entry, exit_info.get("terminal_id"))
-            code = exit_info.get("exit_code")
-            sig = exit_info.get("signal")
-            terminal.exit_code = code if isinstance(code, int) else None
-            terminal.signal = sig if isinstance(sig, str) else None
-            terminal.exited = True
-            duration = meta.get("dsh.duration_ms")
-            if isinstance(duration, int) and not isinstance(duration, bool) and duration >= 0:
-                terminal.duration_s = duration / 1000
-            changed.add("terminal")
-        return changes
-
-    @staticmethod
-    def _take_markers(terminal: TerminalState, data: str, exit_info: object) -> str:
-        """Drop the agent's closing marker lines (`[exit code: N]`, `[killed by signal: S]`,
-        `[timed out after Nms]`, `[output truncated; ...]`) from the end of the final output,
-        and `(no output)` when nothing else came: the pane's badges and info line say them."""
-        exit_meta = exit_info if isinstance(exit_info, dict) else {}
-        lines = data.split("\n")
-        taken = False
-        while lines:
-            last = lines[-1]
-            if (match := EXIT_MARKER.fullmatch(last)) is not None:
-                if exit_meta.get("exit_code") != int(match.group(1)):
-                    break
-            elif SIGNAL_MARKER.fullmatch(last) is not None:
-                if not isinstance(exit_meta.get("signal"), str):
-                    break
-            elif (match := TIMEOUT_MARKER.fullmatch(last)) is not None:
-                terminal.timed_out_after_s = int(match.group(1)) / 1000
-            elif (match := TRUNCATED_MARKER.fullmatch(last)) is not None:
-                terminal.agent_kept = (int(match.group(1)), match.group(2))
-            else:
-                break
-            lines.pop()
-            taken = True
-        if not taken:
-            return data
-        if lines == ["(no output)"] and not terminal.output.chars:
-            return ""
-        return "\n".join(lines) + "\n" if lines else ""
-
-    @staticmethod
-    def _terminal_for(entry: ToolCallEntry, terminal_id: object) -> TerminalState:
-        """Output may arrive before the terminal_info that names it: create the pane then."""
-        if entry.terminal is None:
-            entry.terminal = TerminalState(
-                terminal_id if isinstance(terminal_id, str) else entry.tool_call_id
-            )
-        return entry.terminal

@@ -130,7 +130,7 @@ async def resume(app: DshApp) -> None:
 
 
 async def resume_from_list(app: DshApp, session: AgentSession) -> None:
-    from acp import RequestError
+    from acp.exceptions import RequestError
 
     from tui.agent_text import clean, clean_error
 

@@ -1,4 +1,8 @@
-"""The one-line header: who we talk to, which protocol, what was negotiated, mode and model."""
+"""The one-line header: who we talk to, which protocol, what was negotiated, mode and model.
+
+Every field arrives safe to show: agent text is cleaned where it enters the client
+(tui/agent_text.py), and the app cleans the local workspace path and command line it passes.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import Static
-
-from tui.sanitize import sanitize_text
 
 
 @dataclass(frozen=True)
@@ -38,23 +40,23 @@ def header_text(
     """The header, with the parts a narrow terminal drops (protocol details first) switchable;
     the agent, mode and model always stay."""
     name = f"{info.agent_name} {info.agent_version}" if version else info.agent_name
-    text = Text.assemble(("dsh-tui", "bold"), " · ", (sanitize_text(name.strip()), "bold"))
+    text = Text.assemble(("dsh-tui", "bold"), " · ", (name.strip(), "bold"))
     if info.mode:
         text.append(" · mode: ")
-        text.append(sanitize_text(info.mode), style="bold")
+        text.append(info.mode, style="bold")
     if info.model:
         text.append(" · model: ")
-        text.append(sanitize_text(info.model), style="bold")
+        text.append(info.model, style="bold")
     if protocol:
         text.append(f" · ACP v{info.protocol_version} ·")
         flag(text, "terminal", info.terminal)
         flag(text, "fs", info.fs)
     if workspace:
         text.append(" · ")
-        text.append(sanitize_text(info.workspace), style="dim")
+        text.append(info.workspace, style="dim")
     if title and info.title:
         text.append(" · ")
-        text.append(sanitize_text(info.title).replace("\n", " "), style="italic")
+        text.append(info.title, style="italic")
     return text
 
 
@@ -89,9 +91,7 @@ class SessionHeader(Static):
 
     def show_connecting(self, command: str) -> None:
         self.info = None
-        self.update(
-            Text.assemble(("dsh-tui", "bold"), " · starting ", (sanitize_text(command), "dim"))
-        )
+        self.update(Text.assemble(("dsh-tui", "bold"), " · starting ", (command, "dim")))
 
     info: HeaderInfo | None = None
 

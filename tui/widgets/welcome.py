@@ -1,12 +1,11 @@
 """The first screen's few lines: who answers, in which mode, with which model, and where to
-start. It leaves with the first prompt (or a resumed session's history)."""
+start. It leaves with the first prompt (or a resumed session's history). The agent's name,
+mode and model arrive cleaned (tui/agent_text.py)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
-
-from tui.sanitize import sanitize_text
 
 HINTS = [
     ("help", "type it as a prompt: what the agent can do"),
@@ -22,7 +21,7 @@ def model_line(model: str | None) -> Text:
     if model is None:
         return Text("The agent names no model.", style="dim")
     text = Text("model ")
-    text.append(sanitize_text(model), style="bold")
+    text.append(model, style="bold")
     if "offline" in model.lower():
         text.append(" · no real model configured: ctrl+l picks one", style="dim")
     return text
@@ -34,10 +33,10 @@ def welcome_text(agent: str | None, mode: str | None, model: str | None) -> Text
         text.append("Starting the agent…", style="dim")
         return text
     text.append("Talking to ")
-    text.append(sanitize_text(agent), style="bold")
+    text.append(agent, style="bold")
     if mode:
         text.append(" in mode ")
-        text.append(sanitize_text(mode), style="bold")
+        text.append(mode, style="bold")
     text.append("\n")
     text.append_text(model_line(model))
     text.append("\n\n")
