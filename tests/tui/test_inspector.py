@@ -208,3 +208,25 @@ async def test_the_demo_inspects_either_side(tmp_path: Path) -> None:
         assert pane.source.traffic is right.controller.traffic
         assert pane.filter.value == f"tool:{card.entry.tool_call_id}" and pane.list.row_count >= 1
         await app.action_quit()
+
+
+async def test_a_replay_is_inspected_as_a_live_session_is(tmp_path: Path) -> None:
+    """`dsh-tui replay` plays the bundled demo recording through the same connection: F12
+    lists its wire, the initialize pair pinned, and the demo's tool calls under their ids."""
+    from tui.replay.app import replay_app
+
+    recording = Path(__file__).parents[2] / "tui" / "replay" / "recordings"
+    app = replay_app(recording / "demo-terminal-on.jsonl", speed=0, log_dir=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_until(pilot, lambda: app.replay.agent.finished, timeout=60)
+        await pilot.press("f12")
+        await pilot.pause()
+        pane = app.query_one(InspectorPane)
+        traffic = app.controller.traffic
+        assert pane.list.row_count == len(traffic) > 10
+        assert traffic.negotiation.request is not None and traffic.negotiation.response
+        labels = {message.summary.label for message in traffic.since(1)}
+        assert {"initialize", "session/new", "session/prompt", "session/update"} <= labels
+        tool_calls = {m.summary.tool_call_id for m in traffic.since(1)} - {None}
+        assert tool_calls and all(traffic.for_tool_call(call) for call in tool_calls)
+        await app.action_quit()
