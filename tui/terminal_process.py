@@ -3,9 +3,10 @@
 `spawn` starts a command the way every ACP terminal runs: its own session and process group,
 stdin from /dev/null (it must never read the TUI's tty), stdout and stderr merged into one pipe,
 and the marker variable that traces a double-forked daemon back to its terminal
-(tui/process_tree.py). `TerminalProcess` is the asyncio protocol fed by that pipe: it keeps the
-output as bytes, bounded and trimmed at a UTF-8 boundary as the spec asks, and tells its
-listeners. tui/terminals.py (`TerminalManager`) owns the terminals and their lifecycle.
+(tui/process_tree.py). tui/pty_spawn.py starts it the same way on a pseudo-terminal instead
+(the default). `TerminalProcess` is the asyncio protocol fed by either: it keeps the output as
+bytes, bounded and trimmed at a UTF-8 boundary as the spec asks, and tells its listeners.
+tui/terminals.py (`TerminalManager`) owns the terminals and their lifecycle.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "TerminalProcess",
     "TerminalSpawnError",
     "UnknownTerminalError",
+    "command_environment",
     "default_shell",
     "exit_status_from_returncode",
     "needs_shell",
@@ -191,6 +193,8 @@ class TerminalProcess(asyncio.SubprocessProtocol):
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.listeners: list[tuple[OutputListener, ExitListener | None]] = []
         self.transport: asyncio.SubprocessTransport | None = None
+        # Where the output is read when it is not one of the transport's pipes (a pty master).
+        self.output_transport: asyncio.BaseTransport | None = None
         self.pid = 0
         self.pgid = 0
         self.returncode: int | None = None
@@ -217,7 +221,12 @@ class TerminalProcess(asyncio.SubprocessProtocol):
             self.append(data)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd != 1 or self.eof.is_set():
+        if fd == 1:
+            self.output_ended()
+
+    def output_ended(self) -> None:
+        """Every byte of output was read (the pipe or the pty master is closed)."""
+        if self.eof.is_set():
             return
         tail = self.decoder.decode(b"", final=True)
         if tail:
@@ -233,6 +242,13 @@ class TerminalProcess(asyncio.SubprocessProtocol):
 
     def maybe_close(self) -> None:
         if self.eof.is_set() and self.process_gone.is_set() and self.transport is not None:
+            self.transport.close()
+
+    def close_output(self) -> None:
+        """Stop reading output that something we could not kill still holds open."""
+        if self.output_transport is not None:
+            self.output_transport.close()
+        if self.transport is not None:
             self.transport.close()
 
     # -------------------------------------------------------------------- output
@@ -299,14 +315,21 @@ class TerminalProcess(asyncio.SubprocessProtocol):
         )
 
 
-async def spawn(term: TerminalProcess, env: Mapping[str, str], marker: str) -> None:
-    """Start `term.argv` in `term.cwd`, feeding `term`: own session and process group, stdin
-    from /dev/null, stdout and stderr merged. `env` goes on top of this process's environment;
-    `marker` (`<token>/<terminal id>`) becomes `MARKER_VARIABLE`, whatever `env` says."""
+def command_environment(env: Mapping[str, str], marker: str) -> dict[str, str]:
+    """This process's environment with `env` on top, and `marker` (`<token>/<terminal id>`)
+    as `MARKER_VARIABLE`, whatever `env` says."""
     own = {key: value for key, value in env.items() if key != MARKER_VARIABLE}
     # The marker goes first, where a bounded read of /proc/PID/environ finds it.
     full_env = {MARKER_VARIABLE: marker, **os.environ, **own}
     full_env[MARKER_VARIABLE] = marker
+    return full_env
+
+
+async def spawn(term: TerminalProcess, env: Mapping[str, str], marker: str) -> None:
+    """Start `term.argv` in `term.cwd`, feeding `term`: own session and process group, stdin
+    from /dev/null, stdout and stderr merged into a pipe. `env` and `marker` as in
+    `command_environment`."""
+    full_env = command_environment(env, marker)
     loop = asyncio.get_running_loop()
     try:
         await loop.subprocess_exec(

@@ -4,9 +4,12 @@ An agent asks the client to run a command (`terminal/create`), polls or waits fo
 (`terminal/output`, `terminal/wait_for_exit`), stops it (`terminal/kill`) and frees it
 (`terminal/release`). `TerminalManager` runs those processes with asyncio, no Textual involved:
 
-* Each command is started by tui/terminal_process.py (own session and process group, stdin from
-  /dev/null, stdout and stderr merged), which also keeps its output as bytes, bounded by
-  `output_byte_limit` (or a generous cap), dropping from the head at a UTF-8 boundary.
+* Each command runs on a pseudo-terminal of `pty_size` (tui/pty_spawn.py: colours and
+  `isatty` as in a real terminal, `TERM=xterm-256color`, the output byte for byte, no CRLF
+  added), or with `pty=False` on a pipe (tui/terminal_process.py); either way in its own
+  session and process group, stdin from /dev/null, stdout and stderr merged.
+  tui/terminal_process.py keeps the output as bytes, bounded by `output_byte_limit` (or a
+  generous cap), dropping from the head at a UTF-8 boundary.
 * Kill reaches the whole tree, background children and double-forked daemons included
   (tui/process_tree.py): SIGTERM, then SIGKILL after a grace period.
 * At most MAX_LIVE_TERMINALS terminals are open (created and not released) at once.
@@ -28,6 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from tui.process_tree import ProcessTrees, become_subreaper
+from tui.pty_spawn import DEFAULT_COLUMNS, DEFAULT_ROWS, spawn_on_pty
 from tui.terminal_process import (
     MARKER_VARIABLE,
     ExitListener,
@@ -103,6 +107,8 @@ class TerminalManager:
         shell: str | None = None,
         id_prefix: str = "term-",
         released_bytes_limit: int = DEFAULT_RELEASED_BYTES_LIMIT,
+        pty: bool = True,
+        pty_size: tuple[int, int] = (DEFAULT_COLUMNS, DEFAULT_ROWS),
     ) -> None:
         self.default_cwd = os.fspath(default_cwd) if default_cwd is not None else None
         self.kill_grace = kill_grace
@@ -110,6 +116,10 @@ class TerminalManager:
         self.max_buffer_bytes = max_buffer_bytes
         self.shell = shell or default_shell()
         self.released_bytes_limit = released_bytes_limit
+        # On a pty (the default) or a pipe; the size (columns, rows) is read at each create,
+        # so whoever knows the pane's width may set it.
+        self.pty = pty
+        self.pty_size = pty_size
         self._id_prefix = id_prefix
         self._counter = 0
         self._terms: dict[str, TerminalProcess] = {}
@@ -161,7 +171,11 @@ class TerminalManager:
         self._counter += 1
         terminal_id = f"{self._id_prefix}{self._counter}"
         term = TerminalProcess(terminal_id, command, arg_list, argv, via_shell, run_cwd, limit)
-        await spawn(term, env or {}, f"{self._token}/{terminal_id}")
+        marker = f"{self._token}/{terminal_id}"
+        if self.pty:
+            await spawn_on_pty(term, env or {}, marker, *self.pty_size)
+        else:
+            await spawn(term, env or {}, marker)
         self._terms[terminal_id] = term
         term.watch = asyncio.create_task(self._watch(term), name=f"{terminal_id}-watch")
         return terminal_id
@@ -343,5 +357,5 @@ class TerminalManager:
         # Something we could not find (a double fork whose parent is gone) may still hold the
         # pipe; close it rather than keep a released terminal's reader alive forever.
         await term.exited.wait()
-        if not term.eof.is_set() and term.transport is not None:
-            term.transport.close()
+        if not term.eof.is_set():
+            term.close_output()

@@ -1,4 +1,7 @@
-"""TerminalManager against real processes: exit statuses, kill escalation, trees, limits."""
+"""TerminalManager against real processes: exit statuses, kill escalation, trees, limits.
+
+The `mgr` tests run twice, on a pty (the default) and on a pipe (`pty=False`); the pty's own
+promises (colour, isatty, bytes unchanged, stdin at EOF) are at the end."""
 
 from __future__ import annotations
 
@@ -41,9 +44,9 @@ IGNORE_TERM = (
 )
 
 
-@pytest.fixture
-async def mgr() -> AsyncIterator[TerminalManager]:
-    manager = TerminalManager(kill_grace=0.3, drain_timeout=0.2)
+@pytest.fixture(params=[True, False], ids=["pty", "pipe"])
+async def mgr(request: pytest.FixtureRequest) -> AsyncIterator[TerminalManager]:
+    manager = TerminalManager(kill_grace=0.3, drain_timeout=0.2, pty=request.param)
     try:
         yield manager
     finally:
@@ -511,3 +514,98 @@ async def test_the_agent_cannot_override_the_terminal_marker(mgr: TerminalManage
     await mgr.wait_for_exit(tid)
     text = mgr.output(tid).output
     assert "forged" not in text and text.strip().endswith(f"/{tid}")
+
+
+# ---------------------------------------------------------------------------- on a pty
+@pytest.fixture
+async def pty_mgr() -> AsyncIterator[TerminalManager]:
+    manager = TerminalManager(kill_grace=0.3, drain_timeout=0.2)
+    try:
+        yield manager
+    finally:
+        async with asyncio.timeout(TIMEOUT):
+            await manager.close_all()
+
+
+async def run(mgr: TerminalManager, command: str, *args: str, **kwargs: object) -> str:
+    tid = await mgr.create(command, list(args), **kwargs)  # type: ignore[arg-type]
+    async with asyncio.timeout(TIMEOUT):
+        assert await mgr.wait_for_exit(tid) == ExitStatus(0, None)
+    return mgr.output(tid).output
+
+
+async def test_ls_colours_a_directory_on_a_pty(pty_mgr: TerminalManager, tmp_path: Path) -> None:
+    (tmp_path / "subdir").mkdir()
+    (tmp_path / "file.txt").write_text("x")
+    env = {"LS_COLORS": "di=01;34", "LC_ALL": "C"}
+    output = await run(pty_mgr, "ls", "--color=auto", cwd=tmp_path, env=env)
+    assert "\x1b[01;34msubdir\x1b[0m" in output
+    assert "file.txt" in output
+    piped = TerminalManager(pty=False)
+    assert "\x1b[" not in await run(piped, "ls", "--color=auto", cwd=tmp_path, env=env)
+    await piped.close_all()
+
+
+async def test_stdout_and_stderr_are_a_tty_stdin_is_not(pty_mgr: TerminalManager) -> None:
+    code = "import sys; print(sys.stdout.isatty(), sys.stderr.isatty(), sys.stdin.isatty())"
+    assert await run(pty_mgr, PY, "-c", code) == "True True False\n"
+    assert await run(pty_mgr, PY, "-c", "import sys; print(sys.stdout.isatty())") == "True\n"
+
+
+async def test_the_commands_bytes_come_back_unchanged(pty_mgr: TerminalManager) -> None:
+    assert await run(pty_mgr, "printf", "a\\nb\\n") == "a\nb\n"  # no \r\n
+    assert await run(pty_mgr, "printf", "crlf\\r\\n\\tx\\r") == "crlf\r\n\tx\r"
+
+
+async def test_line_discipline_adds_nothing(pty_mgr: TerminalManager) -> None:
+    # What the command sees on its tty: no output processing, no echo, no signal characters.
+    code = (
+        "import termios\n"
+        "_, oflag, _, lflag, _, _, _ = termios.tcgetattr(1)\n"
+        "print(oflag & (termios.OPOST | termios.ONLCR),"
+        " lflag & (termios.ECHO | termios.ECHOCTL | termios.ISIG | termios.ICANON))"
+    )
+    assert await run(pty_mgr, PY, "-c", code) == "0 0\n"
+    # A command that interrupts itself: its pane gets no `^C`.
+    tid = await pty_mgr.create("printf before; kill -INT $$; printf after")
+    async with asyncio.timeout(TIMEOUT):
+        assert await pty_mgr.wait_for_exit(tid) == ExitStatus(None, "SIGINT")
+    assert pty_mgr.output(tid).output == "before"
+
+
+async def test_stdin_is_at_eof_at_once(pty_mgr: TerminalManager) -> None:
+    assert await run(pty_mgr, "cat") == ""  # reads stdin until EOF
+    code = "import sys; print(repr(sys.stdin.read()), repr(sys.stdin.read()))"
+    assert await run(pty_mgr, PY, "-c", code) == "'' ''\n"
+    assert await run(pty_mgr, "sh", "-c", "read line; echo $?") == "1\n"
+
+
+async def test_term_size_and_env_on_a_pty(tmp_path: Path) -> None:
+    code = (
+        "import os, shutil\n"
+        "size = os.get_terminal_size(1)\n"
+        "print(os.environ['TERM'], size.columns, size.lines, os.environ['PAGER'])"
+    )
+    mgr = TerminalManager()
+    try:
+        assert await run(mgr, PY, "-c", code) == "xterm-256color 120 50 cat\n"
+        mgr.pty_size = (72, 30)  # the pane's width, when the client knows it
+        env = {"TERM": "dumb", "PAGER": "less"}  # the agent's env goes on top
+        assert await run(mgr, PY, "-c", code, env=env) == "dumb 72 30 less\n"
+    finally:
+        await mgr.close_all()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+async def test_git_does_not_wait_on_a_pager(pty_mgr: TerminalManager, tmp_path: Path) -> None:
+    # isatty(stdout) makes git page a log longer than the screen with `less`, which no one
+    # could quit here: the pty's environment says PAGER=cat.
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)}
+    message = "\n".join(f"line {i}" for i in range(100))
+    who = ["-c", "user.name=Test", "-c", "user.email=test@example.com"]
+    await run(pty_mgr, "git", "init", "-q", cwd=tmp_path, env=env)
+    await run(
+        pty_mgr, "git", *who, "commit", "-q", "--allow-empty", "-m", message, cwd=tmp_path, env=env
+    )
+    output = await run(pty_mgr, "git", "log", "--format=%B", cwd=tmp_path, env=env)
+    assert output.splitlines()[:100] == message.splitlines()

@@ -1,0 +1,157 @@
+"""Client terminals on a pseudo-terminal: the command's stdout and stderr are a pty's slave.
+
+Tools decide on colour, progress bars and column layout by `isatty(stdout)`, so on a pipe
+`ls`, `git` and `pytest` print plain text the terminal pane could have shown in colour. Here
+the command gets what a terminal emulator gives it, with three choices that keep it safe to
+run unattended:
+
+* The output is the command's bytes, unchanged: output post-processing (OPOST, and with it
+  ONLCR) is off, so a `\\n` stays `\\n` and `terminal/output` returns exactly what a pipe
+  would; no CRLF conversion is needed. Echo, canonical input and signal characters (ECHO,
+  ECHOCTL, ICANON, ISIG, IEXTEN) are off too, and nothing is ever written to the master, so
+  the line discipline adds no byte (no `^C`, no echoed input).
+* stdin is /dev/null, not the pty: nobody can type into these terminals, so a read gets EOF at
+  once, every time, even from a program that puts the tty into raw mode (it would block on a
+  pty for ever), and prompts see a non-interactive stdin. isatty(stdout) and isatty(stderr)
+  stay True.
+* The pty is not the session's controlling terminal (the command still gets a session and
+  process group of its own): a program that opens /dev/tty to ask for a password fails at
+  once, as it does on a pipe, instead of waiting for an answer that cannot come. Pagers are
+  turned off for the same reason (`PAGER=cat`, `GIT_PAGER=cat`, unless the agent's `env`
+  says otherwise); reads of the slave return at once (VMIN=0, VTIME=0) for a program that
+  reads its stderr as a tty.
+
+The size is the pane's width when the client knows it and a generous height; `TERM` is
+`xterm-256color`, which the pane renders (SGR colours; cursor movement is dropped). Output is
+read from the master with the event loop (`connect_read_pipe`); EIO there, once every slave
+descriptor is closed, is the normal end of output. tui/terminal_process.py keeps the output
+and the exit; the pipe version (`spawn` there) stays for `TerminalManager(pty=False)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import struct
+import subprocess
+import termios
+from collections.abc import Mapping
+
+from tui.terminal_process import TerminalProcess, TerminalSpawnError, command_environment
+
+__all__ = ["DEFAULT_COLUMNS", "DEFAULT_ROWS", "PTY_ENVIRONMENT", "open_pty", "spawn_on_pty"]
+
+DEFAULT_COLUMNS = 120
+# Generous: nothing scrolls off a pty, so the height only matters to programs that fit their
+# output to it (a full-screen redraw, `ls` does not care).
+DEFAULT_ROWS = 50
+# Set before the agent's env, which may override any of them.
+PTY_ENVIRONMENT: Mapping[str, str] = {"TERM": "xterm-256color", "PAGER": "cat", "GIT_PAGER": "cat"}
+
+_LOCAL_OFF = termios.ECHO | termios.ECHOCTL | termios.ICANON | termios.ISIG | termios.IEXTEN
+_LOCAL_OFF |= termios.ECHOE | termios.ECHOK | termios.ECHONL
+
+
+def open_pty(columns: int, rows: int) -> tuple[int, int]:
+    """A (master, slave) pair sized `columns` x `rows`, whose line discipline passes the
+    command's bytes through unchanged (see the module docstring). Both are non-inheritable."""
+    master, slave = os.openpty()
+    try:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        attrs = termios.tcgetattr(slave)
+        attrs[1] &= ~(termios.OPOST | termios.ONLCR)  # oflag: no \n -> \r\n
+        attrs[3] &= ~_LOCAL_OFF  # lflag: no echo, no signal characters, no line editing
+        attrs[6][termios.VMIN] = 0
+        attrs[6][termios.VTIME] = 0
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    except BaseException:
+        os.close(master)
+        os.close(slave)
+        raise
+    return master, slave
+
+
+class _MasterReader(asyncio.Protocol):
+    """Feeds what the master reads to the terminal, a batch at a time; the end of output is
+    EIO or EOF.
+
+    A pty master gives at most 4 KiB a read (the line discipline's buffer), where a pipe gives
+    64 KiB: handed on one by one, a 10 MB burst is 2,600 decodes and pane updates instead of
+    160. So reads are gathered for up to `BATCH_DELAY`, and at most `BATCH_BYTES`, the most a
+    pane parses at once rather than in its worker, and handed on together; output still
+    reaches the pane well within a frame (bench/bench_terminal.py --process has the figures).
+    """
+
+    BATCH_DELAY = 0.004
+    BATCH_BYTES = 64 * 1024
+
+    def __init__(self, term: TerminalProcess) -> None:
+        self.term = term
+        self.pending: list[bytes] = []
+        self.pending_bytes = 0
+        self.timer: asyncio.TimerHandle | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self.pending_bytes + len(data) > self.BATCH_BYTES:
+            self.hand_on()
+        self.pending.append(data)
+        self.pending_bytes += len(data)
+        if self.timer is None:
+            self.timer = asyncio.get_running_loop().call_later(self.BATCH_DELAY, self.hand_on)
+
+    def hand_on(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.pending:
+            data = b"".join(self.pending)
+            self.pending.clear()
+            self.pending_bytes = 0
+            self.term.append(data)
+
+    def eof_received(self) -> bool:
+        return False  # close the transport: connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # EIO once the last slave descriptor is closed (the command and its children are
+        # gone), or None when the reader was closed on purpose: both end the output.
+        self.hand_on()
+        self.term.output_ended()
+
+
+async def spawn_on_pty(
+    term: TerminalProcess,
+    env: Mapping[str, str],
+    marker: str,
+    columns: int = DEFAULT_COLUMNS,
+    rows: int = DEFAULT_ROWS,
+) -> None:
+    """Start `term.argv` in `term.cwd` with stdout and stderr on a new pty, stdin from
+    /dev/null, in its own session and process group; the output feeds `term`. `env` goes on
+    top of this process's environment and `PTY_ENVIRONMENT`; `marker` as in `spawn`."""
+    loop = asyncio.get_running_loop()
+    full_env = command_environment({**PTY_ENVIRONMENT, **env}, marker)
+    master, slave = open_pty(columns, rows)
+    try:
+        await loop.subprocess_exec(
+            lambda: term,
+            *term.argv,
+            cwd=term.cwd,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
+    except (OSError, ValueError) as exc:
+        os.close(master)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise TerminalSpawnError(f"cannot run {term.argv[0]!r}: {reason}") from exc
+    finally:
+        # Only the command holds the slave now, so the master reads EIO when it is done.
+        os.close(slave)
+    reader, _ = await loop.connect_read_pipe(
+        lambda: _MasterReader(term), os.fdopen(master, "rb", buffering=0)
+    )
+    term.output_transport = reader
