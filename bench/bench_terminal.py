@@ -1,6 +1,7 @@
 """Benchmark: 10 MB of terminal output in one burst, into a TerminalPane, against Textual's Log.
 
     .venv/bin/python bench/bench_terminal.py [--runs 5] [--scenario NAME ...]
+    .venv/bin/python bench/bench_terminal.py --parser | --process [--runs 5]
 
 Every run is a fresh process (so RSS figures are its own) with a headless app (`run_test`,
 120x40). It builds the text first, then appends it in one call and measures:
@@ -29,6 +30,19 @@ printed, with our time over the baseline's. Nothing is asserted: figures vary wi
 * draw: turning 2,000 stored coloured lines into rows (`Strip`s) as the view does on a cache
   miss: from the styled text the buffer keeps (first draw, which parses, and a redraw), against
   parsing each line's SGR again with `Text.from_ansi`, as the view did before.
+
+`--process` measures the client terminal: the same 10 MB (`plain`) printed by `cat` in a
+`TerminalManager` terminal on a pty (the default) against the same manager on a pipe
+(`pty=False`, the baseline), runs alternating, two ways:
+
+* to the pane: each run a fresh process with a headless app (120x40) whose `TerminalPane`
+  follows the terminal (`SpecTerminal`). The command waits on a FIFO until the pane is mounted
+  and following, so both versions stream all 10 MB into it; timed from the go until the pane
+  has painted the last line and the exit. This is what a user waits for;
+* raw, in this process, without Textual: from `create` until `wait_for_exit` returns with every
+  byte delivered to a listener. `cpu` is the CPU time of the process over the run, `reads` the
+  chunks the listener got: a pty master gives at most 4 KiB a read (the kernel's line
+  discipline buffer), a pipe 64 KiB, which bounds this figure whatever the reader does.
 """
 
 from __future__ import annotations
@@ -287,15 +301,153 @@ def parser_figures(runs: int) -> None:
     print(f"  styled text, redraw               {redraw:6.1f}  x{again / redraw:.1f}")
 
 
+async def terminal_run(pty: bool, path: Path, size: int) -> dict[str, float]:
+    """One 10 MB `cat` through a client terminal (see `--process`)."""
+    from tui.terminals import TerminalManager
+
+    manager = TerminalManager(pty=pty)
+    received = reads = 0
+
+    def on_output(text: str) -> None:
+        nonlocal received, reads
+        received += len(text)
+        reads += 1
+
+    start = time.perf_counter()
+    cpu_start = time.process_time()
+    tid = await manager.create("cat", [str(path)])
+    manager.subscribe(tid, on_output)
+    status = await manager.wait_for_exit(tid)
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
+    output = manager.output(tid)
+    await manager.close_all()
+    if status.exit_code != 0 or received != size or not output.output.endswith("LAST LINE\n"):
+        raise RuntimeError(f"pty={pty}: {status}, {received} of {size} characters")
+    return {"wall_s": wall, "cpu_s": cpu, "reads": float(reads)}
+
+
+async def terminal_to_pane(pty: bool, path: Path) -> dict[str, float]:
+    """One 10 MB `cat` through a client terminal into a pane that follows it (`--process`)."""
+    import tempfile
+
+    from tui.terminals import TerminalManager
+
+    manager = TerminalManager(pty=pty)
+    marks: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        gate = Path(tmp) / "gate"
+        os.mkfifo(gate)
+        return await _to_pane(manager, marks, gate, path, pty)
+
+
+async def _to_pane(
+    manager: Any, marks: dict[str, float], gate: Path, path: Path, pty: bool
+) -> dict[str, float]:
+    from textual.app import App, ComposeResult
+    from textual.strip import Strip
+
+    from tui.terminal_source import SpecTerminal
+    from tui.widgets.terminal_pane import TerminalPane
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            return iter(())
+
+    app = Host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        script = 'read _ < "$0"; exec cat "$1"'
+        tid = await manager.create("sh", ["-c", script, str(gate), str(path)])
+        pane = TerminalPane(tid, session_cwd=Path("/"), source=SpecTerminal(manager, tid))
+        render_line = pane.view.render_line
+
+        def render(y: int) -> Strip:
+            strip = render_line(y)
+            if "rendered" not in marks and "THE LAST LINE" in "".join(s.text for s in strip):
+                marks["rendered"] = time.perf_counter()
+            return strip
+
+        pane.view.render_line = render  # type: ignore[method-assign]
+        await app.mount(pane)
+        await pilot.pause()
+        start = time.perf_counter()
+        cpu_start = time.process_time()
+        with open(gate, "w") as go:
+            go.write("go\n")
+        await manager.wait_for_exit(tid)
+        deadline = time.perf_counter() + 60
+        while "rendered" not in marks or not pane.exited:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"pty={pty}: not rendered")
+            await pane.flush()
+            await asyncio.sleep(0.002)
+        cpu = time.process_time() - cpu_start
+        await manager.close_all()
+    return {"wall_s": marks["rendered"] - start, "cpu_s": cpu}
+
+
+def process_figures(runs: int) -> None:
+    """The `--process` figures (see the module docstring)."""
+    import tempfile
+
+    text = make_text("plain")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEXTUAL_")}
+    mb = len(text.encode()) / 1e6
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "plain.txt"
+        path.write_text(text)
+        pane: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+        raw: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+        for _ in range(runs):
+            for pty in (False, True):
+                mode = "pty" if pty else "pipe"
+                out = subprocess.run(
+                    [sys.executable, __file__, "--one-pane", mode, str(path)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                )
+                pane[pty].append(json.loads(out.stdout.strip().splitlines()[-1]))
+                raw[pty].append(asyncio.run(terminal_run(pty, path, len(text))))
+    print(f"client terminal: `cat` of {mb:.1f} MB, median of {runs} runs each, alternating")
+    for title, figures in (("to the pane (headless app, 120x40)", pane), ("raw", raw)):
+        print(f"{title}:")
+        print(f"  {'':<6}{'wall':>9}{'cpu':>9}{'reads':>9}{'MB/s':>8}")
+        medians = {}
+        for pty, label in ((False, "pipe"), (True, "pty")):
+            runs_of = figures[pty]
+            median = {key: statistics.median(r[key] for r in runs_of) for key in runs_of[0]}
+            medians[pty] = median
+            reads = f"{median['reads']:>9,.0f}" if "reads" in median else f"{'':>9}"
+            print(
+                f"  {label:<6}{median['wall_s']:>8.3f}s{median['cpu_s']:>8.3f}s{reads}"
+                f"{mb / median['wall_s']:>8.0f}"
+            )
+        wall = medians[True]["wall_s"] / medians[False]["wall_s"]
+        cpu = medians[True]["cpu_s"] / medians[False]["cpu_s"]
+        print(f"  pty / pipe: wall x{wall:.2f}, cpu x{cpu:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--parser", action="store_true", help="parse and draw figures only")
+    parser.add_argument("--process", action="store_true", help="client terminal: pty vs pipe")
     parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS))
     parser.add_argument("--one", choices=sorted(SCENARIOS), help=argparse.SUPPRESS)
+    parser.add_argument("--one-pane", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one_pane:
+        mode, path = args.one_pane
+        print(json.dumps(asyncio.run(terminal_to_pane(mode == "pty", Path(path)))))
+        return
     if args.parser:
         parser_figures(args.runs)
+        return
+    if args.process:
+        process_figures(args.runs)
         return
     if args.one:
         print(json.dumps(run_one(args.one)))
