@@ -11,7 +11,7 @@ run a bounded Myers diff on stretches with no unique line.
 
 Why not the `patiencediff` package (Breezy's, Rust-accelerated, the same opcode shape),
 measured with `bench/bench_diff.py` (its line-diff section, both in the same run): it is faster
-(1.2 ms against 7-16 ms for 1,000 changed lines in 5,000; 6 ms against 135-200 ms for a
+(1.2-6.8 ms against 7-27 ms for 1,000 changed lines in 5,000; 2-6 ms against 114-352 ms for a
 `replace_all` over 10,000 repeated lines, which both report as one replacement), but where no
 line is unique it does not search at all: 104 lines inserted among 10,000 repeated ones come out
 as 19,880 changed lines against the 104 here, a review showing the whole file rewritten. On
