@@ -91,6 +91,7 @@ class InspectorPane(Vertical):
         self.list = TrafficList(self.source.traffic)
         self.detail = MessageView()
         self._focused_before: Widget | None = None
+        self._synced: tuple[Traffic, int] | None = None
 
     @property
     def source(self) -> TrafficSource:
@@ -127,8 +128,12 @@ class InspectorPane(Vertical):
     # -- what the store holds -----------------------------------------------------------------
 
     def sync(self) -> None:
-        """Take in what arrived since the last tick (the timer's, or a test's)."""
+        """Take in what arrived since the last tick (the timer's, or a test's); an idle tick
+        touches nothing, so an open pane costs an idle app no redraw."""
         traffic = self.source.traffic
+        if (traffic, traffic.total) == self._synced:
+            return
+        self._synced = (traffic, traffic.total)
         self.list.sync()
         negotiation = traffic.negotiation
         if (negotiation.request, negotiation.response) != (
