@@ -422,7 +422,7 @@ class TtyApp:
         workspace = cwd or home / "work"
         workspace.mkdir(parents=True, exist_ok=True)
         argv = [str(program), *args]
-        if "--cwd" not in args and args[:1] != ["demo"]:
+        if "--cwd" not in args and args[:1] not in (["demo"], ["replay"]):
             argv += ["--cwd", str(workspace)]
         environment = dict(env) if env is not None else app_env(home, env_extra)
         screen = pyte.Screen(columns, rows)

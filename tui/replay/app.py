@@ -12,19 +12,22 @@ from pathlib import Path
 
 from textual.binding import Binding
 
+from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.app import DshApp
 from tui.config import AppConfig
 from tui.replay.process import ReplayProcess, recorded_resume
+from tui.widgets.prompt import PromptArea
 
 DEFAULT_SPEED = 1.0
 """The recorded timing: a replay looks the way the session did, a demo runs at its pace."""
 
 
 class ReplayApp(DshApp):
-    # The app's own keys first, in their order: the footer ranks keys by this list.
+    # The footer ranks keys by this list: the step key first (it is what stepping is
+    # about), then the app's own in their order, so a replay that does not step shows the
+    # footer the live app does.
     BINDINGS = [
-        *DshApp.BINDINGS,
         Binding(
             "space,n",
             "replay_step",
@@ -32,6 +35,7 @@ class ReplayApp(DshApp):
             key_display="step: press space/n",
             priority=True,
         ),
+        *DshApp.BINDINGS,
     ]
 
     def __init__(self, config: AppConfig, replay: ReplayProcess) -> None:
@@ -49,6 +53,21 @@ class ReplayApp(DshApp):
             self.replay.bind(self.controller)
             self._prestarted = self.replay
         super().start_agent(resume)
+
+    # Stepping, the keys are the replay's: the prompt, which would take space and n as text
+    # (Textual drops an app's binding for a key the focused input consumes), is left.
+    def on_mount(self) -> None:
+        if self.replay.agent.stepping:
+            self.call_after_refresh(self._leave_prompt)
+
+    def on_session_connected(self, message: messages.Connected) -> None:
+        if self.replay.agent.stepping:
+            self.call_after_refresh(self._leave_prompt)
+
+    def _leave_prompt(self) -> None:
+        self.query_one(PromptArea).disabled = True
+        self.screen.set_focus(None)
+        self.refresh_bindings()
 
     def action_replay_step(self) -> None:
         self.replay.agent.step()
