@@ -21,7 +21,8 @@ run unattended:
   says otherwise); reads of the slave return at once (VMIN=0, VTIME=0) for a program that
   reads its stderr as a tty.
 
-The size is the pane's width when the client knows it and a generous height; `TERM` is
+The size is `TerminalManager.pty_size`: 120 columns and a generous 50 rows, unless the client
+sets it to the pane's width (nothing does yet: the manager does not know the layout). `TERM` is
 `xterm-256color`, which the pane renders (SGR colours; cursor movement is dropped). Output is
 read from the master with the event loop (`connect_read_pipe`); EIO there, once every slave
 descriptor is closed, is the normal end of output. tui/terminal_process.py keeps the output

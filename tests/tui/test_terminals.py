@@ -580,6 +580,18 @@ async def test_stdin_is_at_eof_at_once(pty_mgr: TerminalManager) -> None:
     assert await run(pty_mgr, "sh", "-c", "read line; echo $?") == "1\n"
 
 
+async def test_the_pty_is_not_a_controlling_terminal(pty_mgr: TerminalManager) -> None:
+    # A prompt on /dev/tty fails at once, as on a pipe, instead of waiting for ever.
+    code = (
+        "import errno, os\n"
+        "try:\n"
+        "    os.open('/dev/tty', os.O_RDWR)\n"
+        "except OSError as error:\n"
+        "    print(error.errno == errno.ENXIO)\n"
+    )
+    assert await run(pty_mgr, PY, "-c", code) == "True\n"
+
+
 async def test_term_size_and_env_on_a_pty(tmp_path: Path) -> None:
     code = (
         "import os, shutil\n"
