@@ -76,6 +76,11 @@ def _describe(message: dict[str, Any]) -> str:
     return method + ("" if request_id == "(none)" else f" (id {request_id!r})")
 
 
+def _hashable(request_id: object) -> object:
+    """A JSON-RPC id as a dict key (a malformed one may be a list or an object)."""
+    return request_id if isinstance(request_id, str | int | float | None) else repr(request_id)
+
+
 class ClientGone(Exception):
     """The client closed its side: the replay has no one to play to."""
 
@@ -91,6 +96,11 @@ class ReplayAgent:
         self._steps = asyncio.Semaphore(0)
         self._asked: dict[object, dict[str, Any]] = {}  # client requests not yet answered
         self._triggers: set[asyncio.Task[Any]] = set()
+        self._agent_requests = {
+            _hashable(entry.request_id): entry.method
+            for entry in recording.entries
+            if entry.incoming and entry.is_request
+        }
 
     def step(self) -> None:
         """One more agent message (a key press, when stepping)."""
@@ -137,7 +147,7 @@ class ReplayAgent:
 
     async def _send(self, entry: Entry) -> None:
         if entry.is_response:
-            self._asked.pop(entry.request_id, None)
+            self._asked.pop(_hashable(entry.request_id), None)
         await self._reader.feed_line(entry.line)
         self.played += 1
 
@@ -169,16 +179,14 @@ class ReplayAgent:
                 continue
             waiting.remove(match)
             if match.is_request:
-                self._asked[match.request_id] = message
+                self._asked[_hashable(match.request_id)] = message
             elif match.message is not None and ("error" in match.message) != ("error" in message):
                 said = "an error" if "error" in message else "a result"
                 await self.notice(f"the client answered {match.describe()} with {said}")
 
     def _asked_method(self, response: Entry) -> str | None:
-        for entry in self.recording.entries:
-            if entry.incoming and entry.is_request and entry.request_id == response.request_id:
-                return entry.method
-        return None
+        """The method of the agent's request this recorded client answer answers."""
+        return self._agent_requests.get(_hashable(response.request_id))
 
     @staticmethod
     def _needs_user(entry: Entry) -> bool:

@@ -86,6 +86,8 @@ class Answers:
         asked: dict[object, Entry] = {}
         answered: dict[int, Entry] = {}
         for entry in recording.entries:
+            if not isinstance(entry.request_id, str | int):
+                continue  # no id, or one the client refused (it answered nothing to pair)
             if entry.incoming and entry.is_request and entry.method in CLIENT_SIDE:
                 asked[entry.request_id] = entry
             elif not entry.incoming and entry.is_response and entry.request_id in asked:
