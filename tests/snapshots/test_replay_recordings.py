@@ -60,3 +60,25 @@ async def test_live_cards(dsh_tui_cards: CardsFactory) -> None:
         )
         assert cards.app.transcript.scroll_y == 0
         await cards.app.action_quit()
+
+
+def test_stepping(snap_compare: Any, tmp_path: Path) -> None:
+    """`dsh-tui replay --step`: ten messages in, the footer says how to hand over the next."""
+    from support import wait_until
+    from tui.pytest_plugin import settle
+    from tui.replay.app import replay_app
+
+    app = replay_app(
+        RECORDINGS / "demo-terminal-on.jsonl", step=True, log_dir=tmp_path, clock=lambda: 0.0
+    )
+
+    async def run(pilot: Any) -> None:
+        from tui.widgets.prompt import PromptArea
+
+        await wait_until(pilot, lambda: app.query_one(PromptArea).disabled)
+        for count in range(1, 11):
+            await pilot.press("n")
+            await wait_until(pilot, lambda count=count: app.replay.agent.played == count)
+        await settle(pilot, app)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run)
