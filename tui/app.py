@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from tui import chrome, permission_flow, switcher
+from tui import chrome, permission_flow, prompt_input, switcher
 from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
@@ -43,6 +43,7 @@ from tui.widgets.conversation import ConversationView
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.header import SessionHeader
 from tui.widgets.help import HelpScreen
+from tui.widgets.mention_menu import MentionMenu
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.plan import PlanView
 from tui.widgets.prompt import KEYS_HINT, PromptArea
@@ -109,12 +110,14 @@ class DshApp(App[None]):
         with Vertical(id="bottom"):
             yield PlanView(id="plan")
             yield (menu := CommandMenu(id="commands"))
+            yield (mentions := MentionMenu(self.config.cwd, id="mentions"))
             yield QueuedPrompts(id="queued")
             yield PromptArea(
                 self.history,
                 self.controller.take_back_queued,
                 placeholder=CONNECTING_PLACEHOLDER,
                 menu=menu,
+                mention_menu=mentions,
                 id="prompt",
             )
             yield StatusLine(id="status")
@@ -151,6 +154,7 @@ class DshApp(App[None]):
         # The prompt has focus from the first frame: what is typed before the agent answers
         # is kept. (Not App.AUTO_FOCUS: pushed screens would look for a prompt too.)
         self.screen.set_focus(self.query_one(PromptArea))
+        self.controller.shells.on_change = self.refresh_bindings  # Esc stops a `!` command
         self.start_agent(self.config.resume)
         if self.animation_level != "none":
             self._spinner_frame = 0
@@ -297,22 +301,16 @@ class DshApp(App[None]):
     # -- input and actions --------------------------------------------------------------
 
     def on_prompt_area_submitted(self, event: PromptArea.Submitted) -> None:
-        """Queue the prompt: it is sent once the session is ready and no turn runs, so what
-        is typed before the agent answers, or during a turn, is never lost."""
-        text = event.text.strip()
-        if not text:
-            return
-        event.prompt.clear()
-        self.history.add(text)
-        self.hide_welcome()
-        self.controller.submit_prompt(text)
+        prompt_input.submit(self, event)  # queued for the agent, or a `!` command run here
 
     def on_prompt_area_end_requested(self, event: PromptArea.EndRequested) -> None:
         self.action_transcript_end()
 
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
-        if isinstance(event.text_area, PromptArea):
-            self.query_one(CommandMenu).typed = event.text_area.text
+        prompt_input.text_changed(self, event.text_area)
+
+    def on_text_area_selection_changed(self, event: PromptArea.SelectionChanged) -> None:
+        prompt_input.text_changed(self, event.text_area)
 
     def take_back_all_queued(self) -> None:
         """Return every queued prompt to the prompt box, unsent, before what is typed there."""
@@ -332,9 +330,10 @@ class DshApp(App[None]):
             return False
         controller = self.controller
         if action == "complete_command":
-            return self.query_one(CommandMenu).completion() is not None
+            return prompt_input.can_complete(self)
         if action == "cancel_turn":
-            return controller.turn_running or bool(controller.queued or controller.permissions)
+            waiting = controller.queued or controller.permissions or controller.shells.running
+            return controller.turn_running or bool(waiting)
         if action == "next_mode":
             return switcher.offers_modes(self)
         if action == "pick_model":
@@ -382,9 +381,7 @@ class DshApp(App[None]):
             view.scroll_page_up(animate=False)
 
     def action_complete_command(self) -> None:
-        completion = self.query_one(CommandMenu).completion()
-        if completion is not None:
-            self.query_one(PromptArea).load(completion)
+        prompt_input.complete(self)  # the `@` menu's path first, else the slash command
 
     def action_capabilities(self) -> None:
         if isinstance(self.screen, CapabilitiesScreen):

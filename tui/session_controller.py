@@ -33,6 +33,7 @@ from tui.session_events import (
     TurnEnded,
     TurnStarted,
 )
+from tui.shell_command import UserShells
 from tui.state import (
     Change,
     CommandsChanged,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from acp.schema import PermissionOption, RequestPermissionResponse, SessionInfo, ToolCallUpdate
 
     from tui.connection import AgentSession, SessionUpdate
+    from tui.mentions.blocks import PreparedPrompt
     from tui.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,16 @@ async def import_connection() -> None:
     first frame and reading keys meanwhile. Quick once imported (tests, a retry)."""
     if "tui.connection" not in sys.modules:
         await asyncio.to_thread(importlib.import_module, "tui.connection")
+
+
+async def prepare_prompt(session: AgentSession, text: str) -> PreparedPrompt:
+    """The prompt's content blocks, its `@` mentions read through the session's confined fs
+    in a thread (files up to 256 KB each), embedded only when the agent takes them."""
+    from tui.mentions.blocks import build_prompt, embeds_context
+
+    embedded = embeds_context(session.init)
+    fs, cwd = session.client.fs, session.spec.cwd
+    return await asyncio.to_thread(build_prompt, text, cwd, fs, embedded=embedded)
 
 
 class SessionController:
@@ -82,6 +94,8 @@ class SessionController:
         self.queued: list[str] = []
         self._queue_changed = asyncio.Event()
         self.permissions: list[PendingPermission] = []
+        # `!` commands the user runs in the session's client terminals (tui/shell_command.py).
+        self.shells = UserShells(self)
         # What a retry after a failure may load again.
         self.last_session_id: str | None = None
         self.agent_can_load = False
@@ -231,12 +245,15 @@ class SessionController:
     async def run_turn(self, session: AgentSession, text: str) -> None:
         self.turn_running = True
         self._emit(TurnStarted(text))
-        self.apply(self.conversation.add_prompt(text))
         terminals = session.client.terminals
         before = set(terminals.terminal_ids(include_released=True))
         stop_reason: str | None = None
         try:
-            response = await session.prompt(text)
+            prepared = await prepare_prompt(session, text)
+            self.apply(self.conversation.add_prompt(prepared.shown))
+            for notice in prepared.notices:
+                self.notice(notice, "warning")
+            response = await session.prompt_blocks(prepared.blocks)
             stop_reason = response.stop_reason
             if stop_reason == "cancelled":
                 # The agent has sent its last updates for the turn: what is still pending or
@@ -265,6 +282,7 @@ class SessionController:
     async def cancel_turn(self) -> None:
         """Every open question answered cancelled, and session/cancel if a turn runs."""
         self.cancel_permissions()
+        await self.shells.stop_all()
         if self.session is not None and self.turn_running:
             await self.session.cancel()
 

@@ -98,6 +98,8 @@ class ToolCallEntry:
     # The permission question about this call: None (never asked), "asked" (open), "allowed"
     # or "rejected". A call waiting for an answer is not running; a rejected one never ran.
     permission: Literal["asked", "allowed", "rejected"] | None = None
+    # A command the user ran with `!` in a client terminal: no agent asked for it.
+    by_user: bool = False
 
 
 @dataclass(eq=False)
@@ -228,6 +230,7 @@ class Conversation:
         self.offered_models: OfferedModels | None = None
         # The last entry of the last finished turn: text chunks no longer merge into it.
         self._closed: Entry | None = None
+        self._user_shells = 0
 
     def start_session(
         self,
@@ -293,6 +296,28 @@ class Conversation:
     def add_prompt(self, text: str) -> list[Change]:
         """A prompt the user typed always opens its own block, even after another prompt."""
         return self.add(MessageEntry("user", text))
+
+    def add_user_shell(self, command: str, terminal_id: str) -> tuple[ToolCallEntry, list[Change]]:
+        """A `!` command the user runs in a client terminal: a terminal card of its own, with
+        a client-side id (`user-shell-N`) no agent's call id is mistaken for."""
+        from acp.schema import TerminalToolCallContent
+
+        self._user_shells += 1
+        entry = ToolCallEntry(
+            f"user-shell-{self._user_shells}",
+            title=f"! {command}",
+            kind="execute",
+            status="in_progress",
+            content=[TerminalToolCallContent(type="terminal", terminal_id=terminal_id)],
+            by_user=True,
+        )
+        self.tool_calls[entry.tool_call_id] = entry
+        return entry, self.add(entry)
+
+    def finish_user_shell(self, entry: ToolCallEntry, exit_code: int | None) -> list[Change]:
+        """The `!` command exited: completed on exit 0, else failed (the pane says how)."""
+        entry.status = "completed" if exit_code == 0 else "failed"
+        return [ToolCallChanged(entry, frozenset({"status"}))]
 
     def unsupported(self, what: str) -> list[Change]:
         """Something the client cannot show: a small note instead of an error."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -33,6 +33,7 @@ from tui.connection.taps import joined
 from tui.connection.transport import SET_MODEL, InspectingTransport
 from tui.fs import ConfinedFs
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
+from tui.mentions.blocks import PromptBlock
 from tui.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
@@ -76,8 +77,12 @@ class AgentConnection:
     resumed: bool = False
 
     async def prompt(self, text: str) -> PromptResponse:
+        return await self.prompt_blocks([text_block(text)])
+
+    async def prompt_blocks(self, blocks: Sequence[PromptBlock]) -> PromptResponse:
+        """session/prompt with these content blocks (text, and `@` mentions' resources)."""
         try:
-            return await self.conn.prompt(session_id=self.session_id, prompt=[text_block(text)])
+            return await self.conn.prompt(session_id=self.session_id, prompt=list(blocks))
         except ConnectionError as error:
             raise await self.failure("the agent exited during the turn") from error
 

@@ -91,6 +91,8 @@ def header_text(
     text.append(label, style=style)
     if agent_word is not None:
         text.append(f" · agent: {agent_word}", style="dim")
+    if entry.by_user:
+        text.append(" · run by you", style="bold")  # `!` in the prompt: no agent asked
     if collapsed:
         text.append("  ▸ collapsed", style="dim")
     if entry.locations:

@@ -4,7 +4,9 @@ A TextArea, not an Input, so that a pasted block keeps every line and the box gr
 what is typed (up to MAX_LINES, then it scrolls). Up on the first line and Down on the last
 recall earlier prompts; Up on an empty prompt first takes back the newest queued prompt.
 While the slash-command menu is open, Up and Down move its highlight instead, and Enter takes
-the highlighted command (it sends once the prompt is exactly that command).
+the highlighted command (it sends once the prompt is exactly that command). The `@` menu
+(tui/widgets/mention_menu.py) comes first: while it is open, Up, Down and Enter are its own.
+The border's subtitle lists the prompt's mentions as chips, `@src/app.py`: what will be attached.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tui.history import PromptHistory
+from tui.mentions.parse import find_mentions
 from tui.widgets.command_menu import CommandMenu
+from tui.widgets.mention_menu import MentionMenu, apply_to_text_area
 
 # Keys that insert a newline. Shift+Enter only reaches the app from terminals that report it
 # (the kitty keyboard protocol, which Textual asks for); Ctrl+J works everywhere.
@@ -68,6 +72,7 @@ class PromptArea(TextArea):
         *,
         placeholder: str = "",
         menu: CommandMenu | None = None,
+        mention_menu: MentionMenu | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(
@@ -81,6 +86,7 @@ class PromptArea(TextArea):
         self.prompt_history = history
         self.take_queued = take_queued
         self.command_menu = menu
+        self.mention_menu = mention_menu
         # When the user last typed a character of a prompt not yet sent: a permission
         # question that appears mid-word must not take the next letters as its answer
         # (tui/widgets/permission.py).
@@ -112,7 +118,10 @@ class PromptArea(TextArea):
 
     def take_command(self) -> bool:
         """Enter with the command menu open: the highlighted command replaces the `/prefix`.
-        Not when the prompt already is that command: then Enter sends it."""
+        Not when the prompt already is that command: then Enter sends it. With the `@` menu
+        open, Enter takes its highlighted path instead."""
+        if self.take_mention():
+            return True
         menu = self.command_menu
         completion = menu.completion() if menu is not None else None
         if completion is None or completion.rstrip() == self.text:
@@ -120,7 +129,22 @@ class PromptArea(TextArea):
         self.load(completion)
         return True
 
+    def take_mention(self) -> bool:
+        """The `@` menu's highlighted path in place of the mention being typed, if it is open."""
+        if self.mention_menu and (taken := self.mention_menu.take()):
+            apply_to_text_area(self, *taken)
+            return True
+        return False
+
+    def show_mentions(self) -> None:
+        """The mentions in the text as chips on the border: what the prompt will attach."""
+        chips = [f"@{mention.path}" for mention in find_mentions(self.text)]
+        self.border_subtitle = " ".join(dict.fromkeys(chips))
+
     def _menu_move(self, delta: int, select: bool) -> bool:
+        if not select and self.mention_menu and self.mention_menu.is_open:
+            self.mention_menu.move(delta)
+            return True
         menu = self.command_menu
         if select or menu is None or not menu.is_open:
             return False

@@ -1,0 +1,61 @@
+"""What the app does with the prompt's text: the `@` menu following it, its chips, Tab, and
+a submitted prompt sent to the agent or, starting with `!`, run as the user's command.
+
+Kept apart from tui/app.py so the app stays the screen's composition and keys.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widgets import TextArea
+
+from tui.shell_command import shell_command
+from tui.widgets.command_menu import CommandMenu
+from tui.widgets.mention_menu import MentionMenu, follow_text_area
+from tui.widgets.prompt import PromptArea
+
+if TYPE_CHECKING:
+    from tui.app import DshApp
+
+
+def text_changed(app: DshApp, area: TextArea) -> None:
+    """The prompt's text or cursor moved: the menus and the mention chips follow."""
+    if not isinstance(area, PromptArea):
+        return
+    follow_text_area(app.query_one(MentionMenu), area)
+    app.query_one(CommandMenu).typed = area.text
+    area.show_mentions()
+
+
+def can_complete(app: DshApp) -> bool:
+    """Tab completes a path while the `@` menu is open, else a slash command."""
+    return app.query_one(MentionMenu).is_open or app.query_one(CommandMenu).completion() is not None
+
+
+def complete(app: DshApp) -> None:
+    prompt = app.query_one(PromptArea)
+    if prompt.take_mention():
+        return
+    completion = app.query_one(CommandMenu).completion()
+    if completion is not None:
+        prompt.load(completion)
+
+
+def submit(app: DshApp, event: PromptArea.Submitted) -> None:
+    """Queue the prompt: it is sent once the session is ready and no turn runs, so what is
+    typed before the agent answers, or during a turn, is never lost. `!command` runs at once
+    on this machine instead, never sent; `!` alone does nothing."""
+    text = event.text.strip()
+    if not text:
+        return
+    command = shell_command(text)
+    if command == "":
+        return
+    event.prompt.clear()
+    app.history.add(text)
+    app.hide_welcome()
+    if command is None:
+        app.controller.submit_prompt(text)
+        return
+    app.run_worker(app.controller.shells.run(command), group="user-shell")
