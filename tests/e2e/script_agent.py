@@ -15,11 +15,14 @@ list k (the last list repeats). Actions:
   {"big": {"bytes": N, "text"?: str}}  one message chunk of N characters (`text` repeated)
   {"echo": prefix}  a message: prefix followed by the prompt's text
   {"touch": path}   create the file: tells a test that every action before it was sent
+  {"blocks": prefix}  a message: prefix, then one line per content block of the prompt
+      (`text`, `resource URI (N chars)` or `resource_link URI`)
 Terminal options: "report": "exit" says only the exit status and output size (not the output),
 "outputByteLimit": n is passed on, "wait": false returns once the terminal is embedded
 (never waiting, killing nor releasing it, as some agents do after a cancel).
-Script option "delays": {"initialize"?: s, "new_session"?: s} answers those requests late,
-for tests of what the client does before a session exists.
+Script option "embeddedContext": true advertises promptCapabilities.embeddedContext (off by
+default, as in the spec). Script option "delays": {"initialize"?: s, "new_session"?: s}
+answers those requests late, for tests of what the client does before a session exists.
 Script option "load": [UPDATE, ...] advertises loadSession and replays those raw updates on
 session/load. "modeMessage": text with {mode} is what session/set_mode says as a message
 (default "mode set: {mode}"); "sessionExtra": {...} is merged into the session/new result
@@ -39,7 +42,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, InitializeResponse, NewSessionResponse, PromptResponse, run_agent
 from acp.exceptions import RequestError
 from acp.router import Route
-from acp.schema import AgentCapabilities, Implementation
+from acp.schema import AgentCapabilities, Implementation, PromptCapabilities
 
 
 def message(session_id: str, text: str) -> dict[str, Any]:
@@ -62,12 +65,25 @@ def prompt_texts(prompt: Any) -> list[str]:
     return texts
 
 
+def block_line(block: Any) -> str:
+    """One received content block as a line: its type, and for a resource its URI."""
+    data = block if isinstance(block, dict) else block.model_dump(by_alias=True)
+    kind = data.get("type")
+    if kind == "resource":
+        resource = data.get("resource") or {}
+        return f"resource {resource.get('uri')} ({len(resource.get('text') or '')} chars)"
+    if kind == "resource_link":
+        return f"resource_link {data.get('uri')}"
+    return str(kind)
+
+
 class ScriptAgent:
     def __init__(self, script: dict[str, Any]) -> None:
         self.script = script
         self.turn = 0
         self.cancelled = asyncio.Event()
         self.prompt_text = ""
+        self.prompt_blocks: list[str] = []
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -95,7 +111,12 @@ class ScriptAgent:
         await self.delay("initialize")
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(load_session="load" in self.script),
+            agent_capabilities=AgentCapabilities(
+                load_session="load" in self.script,
+                prompt_capabilities=PromptCapabilities(
+                    embedded_context=bool(self.script.get("embeddedContext"))
+                ),
+            ),
             agent_info=Implementation(
                 name=self.script.get("agent_name", "script-agent"), version="1"
             ),
@@ -139,6 +160,7 @@ class ScriptAgent:
         self.turn += 1
         self.cancelled.clear()
         self.prompt_text = "".join(prompt_texts(prompt))
+        self.prompt_blocks = [block_line(block) for block in prompt or []]
         for action in actions:
             if self.cancelled.is_set():
                 return PromptResponse(stop_reason="cancelled")
@@ -250,6 +272,8 @@ class ScriptAgent:
             await self.say(sid, (unit * (size // len(unit) + 1))[:size])
         elif "echo" in action:
             await self.say(sid, f"{action['echo']}{self.prompt_text}")
+        elif "blocks" in action:
+            await self.say(sid, action["blocks"] + "\n".join(self.prompt_blocks))
         elif "touch" in action:
             with open(action["touch"], "a", encoding="utf-8"):
                 pass

@@ -1,0 +1,130 @@
+"""Issue 19, the prompt: `@` mentions arrive at the agent as resource blocks (or links when it
+does not take embedded context), and `!command` runs on this machine in a client terminal as
+the user's card, never sent. Real processes: the script agent over pipes, commands on a pty."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from support import turns_ended, wait_until, watch_turns
+from tui.app import AppConfig, DshApp
+from tui.state import ToolCallEntry
+from tui.widgets.card_header import header_text
+from tui.widgets.messages import AgentMessage, UserMessage
+from tui.widgets.prompt import PromptArea
+from tui.widgets.terminal_pane import TerminalPane
+from tui.widgets.tool_card import ToolCard
+
+HERE = Path(__file__).parent
+
+
+def app_for(tmp_path: Path, **script: Any) -> DshApp:
+    workspace = tmp_path / "work"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "a.py").write_text("print('a')\nprint('b')\n")
+    (workspace / "notes.txt").write_text("hello\n")
+    body = {"prompts": [[{"blocks": "got:\n"}]], **script}
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(body))
+    command = shlex.join([sys.executable, str(HERE / "script_agent.py"), str(path)])
+    return watch_turns(DshApp(AppConfig(command, workspace, log_dir=tmp_path / "logs")))
+
+
+def agent_text(app: DshApp) -> str:
+    return "\n".join(message.source for message in app.query(AgentMessage))
+
+
+def user_text(app: DshApp) -> str:
+    return "\n".join(str(message.render()) for message in app.query(UserMessage))
+
+
+async def send_with_mentions(app: DshApp, pilot: Any) -> PromptArea:
+    await wait_until(pilot, lambda: app.controller.session is not None)
+    prompt = app.query_one(PromptArea)
+    prompt.load("compare @a.py with @notes.txt please")
+    await pilot.pause()
+    assert prompt.border_subtitle == "@a.py @notes.txt"  # the chips: what will be attached
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: turns_ended(app) == 1)
+    await wait_until(pilot, lambda: "got:" in agent_text(app))
+    return prompt
+
+
+async def test_two_mentions_arrive_as_two_embedded_resources(tmp_path: Path) -> None:
+    app = app_for(tmp_path, embeddedContext=True)
+    work = (tmp_path / "work").resolve()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send_with_mentions(app, pilot)
+        got = agent_text(app).split("got:", 1)[1].split()
+        assert " ".join(got) == (
+            f"text resource {(work / 'a.py').as_uri()} (22 chars)"
+            f" resource {(work / 'notes.txt').as_uri()} (6 chars)"
+        )
+        shown = user_text(app)
+        assert "compare @a.py with @notes.txt please" in shown
+        assert "attached: a.py (2 lines), notes.txt (1 line)" in shown
+
+
+async def test_without_embedded_context_the_mentions_are_links(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    work = (tmp_path / "work").resolve()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send_with_mentions(app, pilot)
+        got = agent_text(app).split("got:", 1)[1].split()
+        assert " ".join(got) == (
+            f"text resource_link {(work / 'a.py').as_uri()}"
+            f" resource_link {(work / 'notes.txt').as_uri()}"
+        )
+        assert "attached: a.py (link), notes.txt (link)" in user_text(app)
+
+
+def user_cards(app: DshApp) -> list[ToolCard]:
+    return [card for card in app.query(ToolCard) if card.entry.by_user]
+
+
+async def test_bang_echo_runs_here_as_the_users_card_and_is_not_sent(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        await pilot.press(*"!echo hi", "enter")
+        await wait_until(pilot, lambda: bool(user_cards(app)))
+        card = user_cards(app)[0]
+        entry: ToolCallEntry = card.entry
+        await wait_until(pilot, lambda: entry.status == "completed")
+        pane = card.query_one(TerminalPane)
+        await wait_until(pilot, lambda: "exit 0" in pane.status_text())
+        await pane.flush()
+        assert "hi" in pane.plain_lines()
+        assert entry.tool_call_id == "user-shell-1" and entry.title == "! echo hi"
+        assert "run by you" in header_text(entry, tmp_path).plain
+        assert turns_ended(app) == 0 and user_text(app) == ""  # the agent was not asked
+        assert app.query_one(PromptArea).text == ""
+
+
+async def test_esc_kills_a_running_bang_command(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        await pilot.press(*"!sleep 30", "enter")
+        await wait_until(pilot, lambda: bool(app.controller.shells.running))
+        card = user_cards(app)[0]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: card.entry.status == "failed")
+        pane = card.query_one(TerminalPane)
+        await wait_until(pilot, lambda: "killed by" in pane.status_text())
+        assert not app.controller.shells.running
+
+
+async def test_a_bang_alone_does_nothing(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        await pilot.press("!", "enter")
+        await pilot.pause()
+        assert app.query_one(PromptArea).text == "!"
+        assert turns_ended(app) == 0 and not user_cards(app)
+        assert app.controller.conversation.entries == []
