@@ -21,19 +21,30 @@ run unattended:
   says otherwise); reads of the slave return at once (VMIN=0, VTIME=0) for a program that
   reads its stderr as a tty.
 
+Output does not come straight from the master: a relay process (`cat`, in a session of its
+own) copies it into a pipe of 1 MB, which this process reads. A pty holds only about 18 KB
+before the command's writes block and gives at most 4 KiB a read, so read directly, a command
+stops whenever the pane is busy parsing, and 10 MB reached the pane 1.8-3.7x slower than on a
+pipe; with the relay the command writes on while the pane parses, and it is 0.6-1.9x, the top
+of that range where the kernel's pty is the slower part (bench/bench_terminal.py --process).
+The output ends when the master reads EIO (every slave descriptor is closed: the command and
+its children are gone), the relay exits, and the pipe reads EOF; closing the reader on purpose
+kills the relay.
+
 The size is `TerminalManager.pty_size`: 120 columns and a generous 50 rows, unless the client
 sets it to the pane's width (nothing does yet: the manager does not know the layout). `TERM` is
 `xterm-256color`, which the pane renders (SGR colours; cursor movement is dropped). Output is
-read from the master with the event loop (`connect_read_pipe`); EIO there, once every slave
-descriptor is closed, is the normal end of output. tui/terminal_process.py keeps the output
+read with the event loop (`connect_read_pipe`). tui/terminal_process.py keeps the output
 and the exit; the pipe version (`spawn` there) stays for `TerminalManager(pty=False)`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
+import shutil
 import struct
 import subprocess
 import termios
@@ -50,6 +61,9 @@ DEFAULT_ROWS = 50
 # Set before the agent's env, which may override any of them.
 PTY_ENVIRONMENT: Mapping[str, str] = {"TERM": "xterm-256color", "PAGER": "cat", "GIT_PAGER": "cat"}
 
+_CAT = shutil.which("cat") or "/bin/cat"
+_F_SETPIPE_SZ = 1031  # Linux; elsewhere the relay's pipe keeps its default size
+_RELAY_PIPE_BYTES = 1024 * 1024  # the default /proc/sys/fs/pipe-max-size
 _LOCAL_OFF = termios.ECHO | termios.ECHOCTL | termios.ICANON | termios.ISIG | termios.IEXTEN
 _LOCAL_OFF |= termios.ECHOE | termios.ECHOK | termios.ECHONL
 
@@ -73,22 +87,38 @@ def open_pty(columns: int, rows: int) -> tuple[int, int]:
     return master, slave
 
 
-class _MasterReader(asyncio.Protocol):
-    """Feeds what the master reads to the terminal, a batch at a time; the end of output is
-    EIO or EOF.
+class _Relay(asyncio.SubprocessProtocol):
+    """The relay process copying the master into the pipe: its exit is part of the end of
+    output (so it is reaped before the terminal is done)."""
 
-    A pty master gives at most 4 KiB a read (the line discipline's buffer), where a pipe gives
-    64 KiB: handed on one by one, a 10 MB burst is 2,600 decodes and pane updates instead of
-    160. So reads are gathered for up to `BATCH_DELAY`, and at most `BATCH_BYTES`, the most a
-    pane parses at once rather than in its worker, and handed on together; output still
-    reaches the pane well within a frame (bench/bench_terminal.py --process has the figures).
+    def __init__(self) -> None:
+        self.exited = asyncio.Event()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+
+class _MasterReader(asyncio.Protocol):
+    """Feeds what the relay's pipe reads to the terminal, a batch at a time.
+
+    When the relay keeps up, it writes what a pty master gives, at most 4 KiB a read (the
+    line discipline's buffer): handed on one by one, a 10 MB burst is 2,600 decodes and pane
+    updates where a pipe makes 160. So reads are gathered for up to `BATCH_DELAY`, and at most
+    `BATCH_BYTES` (the most a pane parses at once rather than in its worker), and handed on
+    together; output still reaches the pane well within a frame.
     """
 
     BATCH_DELAY = 0.004
     BATCH_BYTES = 64 * 1024
 
-    def __init__(self, term: TerminalProcess) -> None:
+    def __init__(
+        self, term: TerminalProcess, relay: asyncio.SubprocessTransport, relay_exited: _Relay
+    ) -> None:
         self.term = term
+        self.relay = relay
+        self.relay_exited = relay_exited
+        self.ending: asyncio.Task[None] | None = None
+        self.at_eof = False
         self.pending: list[bytes] = []
         self.pending_bytes = 0
         self.timer: asyncio.TimerHandle | None = None
@@ -112,12 +142,23 @@ class _MasterReader(asyncio.Protocol):
             self.term.append(data)
 
     def eof_received(self) -> bool:
+        self.at_eof = True  # the relay is exiting by itself
         return False  # close the transport: connection_lost follows
 
     def connection_lost(self, exc: Exception | None) -> None:
-        # EIO once the last slave descriptor is closed (the command and its children are
-        # gone), or None when the reader was closed on purpose: both end the output.
+        # The relay is done (EIO on the master: the command and its children are gone) or
+        # this reader was closed on purpose (then the relay is killed): the output ends once
+        # the relay is reaped.
         self.hand_on()
+        if not self.at_eof and not self.relay_exited.exited.is_set():
+            # Only kill a relay that still runs: closing the transport of one that just
+            # exited would reap it behind asyncio's child watcher.
+            self.relay.close()
+        self.ending = asyncio.get_running_loop().create_task(self.end_after_relay())
+
+    async def end_after_relay(self) -> None:
+        await self.relay_exited.exited.wait()
+        self.relay.close()
         self.term.output_ended()
 
 
@@ -152,7 +193,38 @@ async def spawn_on_pty(
     finally:
         # Only the command holds the slave now, so the master reads EIO when it is done.
         os.close(slave)
+    try:
+        term.output_transport = await _start_relay(loop, term, master)
+    except OSError as exc:
+        if term.transport is not None:
+            term.transport.close()  # kills the command: nothing would read its output
+        raise TerminalSpawnError(f"cannot relay the output of {term.argv[0]!r}: {exc}") from exc
+    finally:
+        os.close(master)  # the relay holds it now
+
+
+async def _start_relay(
+    loop: asyncio.AbstractEventLoop, term: TerminalProcess, master: int
+) -> asyncio.BaseTransport:
+    """Start the relay from `master` into a 1 MB pipe, and read that pipe into `term`."""
+    read_end, write_end = os.pipe()
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(write_end, _F_SETPIPE_SZ, _RELAY_PIPE_BYTES)
+        relay, exited = await loop.subprocess_exec(
+            _Relay,
+            _CAT,
+            stdin=master,
+            stdout=write_end,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
     reader, _ = await loop.connect_read_pipe(
-        lambda: _MasterReader(term), os.fdopen(master, "rb", buffering=0)
+        lambda: _MasterReader(term, relay, exited), os.fdopen(read_end, "rb", buffering=0)
     )
-    term.output_transport = reader
+    return reader

@@ -359,3 +359,7 @@ class TerminalManager:
         await term.exited.wait()
         if not term.eof.is_set():
             term.close_output()
+            # A pty terminal's output ends once its relay is reaped: soon after the kill.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(_SIGKILL_CONFIRM_TIMEOUT):
+                    await term.eof.wait()
