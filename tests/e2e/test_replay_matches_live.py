@@ -74,7 +74,12 @@ async def test_replay_draws_the_live_transcript(tmp_path: Path, terminal: bool) 
 
 
 async def record_and_replay(
-    tmp_path: Path, agent: str, workspace: Path, terminal: bool, before_replay: Any = None
+    tmp_path: Path,
+    agent: str,
+    workspace: Path,
+    terminal: bool,
+    before_replay: Any = None,
+    while_live: Any = None,
 ) -> tuple[str, str, Any]:
     """The live session's picture, the replay's, and the replay app."""
     recording = tmp_path / "session.jsonl"
@@ -88,9 +93,13 @@ async def record_and_replay(
     async with live.run_test(size=SIZE) as pilot:
         live.controller.submit_prompt("go")
         await wait_until(pilot, lambda: live.controller.session is not None)
-        await wait_until(
-            pilot, lambda: not (live.controller.turn_running or live.controller.queued), 60
-        )
+
+        def turn_over() -> bool:
+            if while_live is not None:
+                while_live(live)
+            return not (live.controller.turn_running or live.controller.queued)
+
+        await wait_until(pilot, turn_over, 60)
         await settle(pilot, live)
         live_svg = live.export_screenshot()
         await live.action_quit()
@@ -151,3 +160,42 @@ async def test_replay_answers_files_and_terminals_from_the_recording(
     # A client terminal's duration was measured live; the wire only brackets it (the request
     # read, the exit answered), which can round to another tenth of a second.
     assert DURATION.sub("N s", replay_svg) == DURATION.sub("N s", live_svg)
+
+
+async def test_replay_answers_a_permission_question_as_the_user_did(tmp_path: Path) -> None:
+    """Live, the user rejects one question and allows the next; the replay answers them the
+    same way on its own, and draws the same cards."""
+    workspace = WORKSPACE / "permission"
+    shutil.rmtree(workspace, ignore_errors=True)
+    workspace.mkdir(parents=True)
+    options = [
+        {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+        {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+    ]
+    actions = [
+        {
+            "permission": {
+                "toolCall": {"toolCallId": call, "title": f"Run {call}", "kind": "execute"},
+                "options": options,
+            }
+        }
+        for call in ("first", "second")
+    ]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"prompts": [actions]}), encoding="utf-8")
+    agent = shlex.join([sys.executable, str(SCRIPT_AGENT), str(script)])
+    answers = iter(["reject", "allow"])
+
+    def answer(app: DshApp) -> None:
+        if app.controller.permissions:
+            app.controller.permissions[0].choose(next(answers))
+
+    live_svg, replay_svg, replay = await record_and_replay(
+        tmp_path, agent, workspace, True, while_live=answer
+    )
+    entries = replay.controller.conversation.entries
+    assert not [e.text for e in entries if isinstance(e, NoticeEntry)]
+    said = " ".join(e.text for e in entries if isinstance(e, MessageEntry))
+    assert "permission outcome: selected reject" in said
+    assert "permission outcome: selected allow" in said
+    assert replay_svg == live_svg

@@ -9,7 +9,8 @@ did something (a prompt, Esc, a mode switch) it asks the client's session for. W
 not match is drift, said in a notice; it never waits without end:
 
 * a message the client does not send within `GIVE_UP_S` is given up on (a notice), except the
-  answer to a permission question, which is the user's to give;
+  answer to a permission question: the replay app gives the recorded one (tui/replay/app.py),
+  and one the recording lacks is the user's to give;
 * a request the recording never answered (it was cut in the middle of a turn) is answered
   when the recording ends: a prompt turn ends `cancelled`, with a notice;
 * a request the recording does not have gets an answer all the same (a prompt is refused).

@@ -16,7 +16,9 @@ from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.app import DshApp
 from tui.config import AppConfig
+from tui.permissions import PendingPermission
 from tui.replay.process import ReplayProcess, recorded_resume
+from tui.session_events import PermissionAsked, PermissionClosed, SessionEvent
 from tui.widgets.prompt import PromptArea
 
 DEFAULT_SPEED = 1.0
@@ -42,6 +44,7 @@ class ReplayApp(DshApp):
         super().__init__(config)
         self.replay = replay
         replay.bind(self.controller)
+        self._answered: set[int] = set()  # the recorded permission questions answered
 
     def start_agent(self, resume: str | None = None) -> None:
         if self.replay.claimed:
@@ -51,6 +54,7 @@ class ReplayApp(DshApp):
                 self.replay.spec, self.replay.recording, speed=agent.speed, step=agent.stepping
             )
             self.replay.bind(self.controller)
+            self._answered.clear()
             self._prestarted = self.replay
         super().start_agent(resume)
 
@@ -68,6 +72,29 @@ class ReplayApp(DshApp):
         self.query_one(PromptArea).disabled = True
         self.screen.set_focus(None)
         self.refresh_bindings()
+
+    # A permission question is answered as the user answered it then.
+    def session_event(self, event: SessionEvent) -> None:
+        super().session_event(event)
+        shown = None
+        if isinstance(event, PermissionAsked):
+            shown = event.request
+        elif isinstance(event, PermissionClosed):
+            shown = event.following
+        if shown is not None:
+            self.call_after_refresh(self._answer_as_recorded, shown)
+
+    def _answer_as_recorded(self, request: PendingPermission) -> None:
+        outcome = self.replay.recording.permission_outcome(
+            request.tool_call.tool_call_id, self._answered
+        )
+        if outcome is None:
+            return  # the recording ends before the answer: it is the user's to give
+        option = outcome.get("optionId")
+        if outcome.get("outcome") == "selected" and isinstance(option, str):
+            request.choose(option)
+        else:
+            request.cancel()
 
     def action_replay_step(self) -> None:
         self.replay.agent.step()

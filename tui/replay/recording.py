@@ -146,3 +146,23 @@ class Recording:
             ):
                 return entry
         return None
+
+    def permission_outcome(self, tool_call_id: str, taken: set[int]) -> dict[str, Any] | None:
+        """How the user answered the first permission question about this tool call not in
+        `taken` (ids of the requests already used, which this adds to); None when the
+        recording holds no answer."""
+        for entry in self.entries:
+            if not (entry.incoming and entry.method == "session/request_permission"):
+                continue
+            params = entry.message.get("params") if entry.message is not None else None
+            call = params.get("toolCall") if isinstance(params, dict) else None
+            if id(entry) in taken or not isinstance(call, dict):
+                continue
+            if call.get("toolCallId") != tool_call_id:
+                continue
+            taken.add(id(entry))
+            answer = self.answer_to(entry)
+            result = answer.message.get("result") if answer and answer.message else None
+            outcome = result.get("outcome") if isinstance(result, dict) else None
+            return outcome if isinstance(outcome, dict) else None
+        return None
