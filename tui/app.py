@@ -381,7 +381,7 @@ class DshApp(App[None]):
             view.scroll_page_up(animate=False)
 
     def action_complete_command(self) -> None:
-        prompt_input.complete(self)  # the `@` menu's path first, else the slash command
+        prompt_input.complete(self)  # a slash command (the prompt takes Tab for `@` paths)
 
     def action_capabilities(self) -> None:
         if isinstance(self.screen, CapabilitiesScreen):

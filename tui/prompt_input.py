@@ -29,17 +29,17 @@ def text_changed(app: DshApp, area: TextArea) -> None:
 
 
 def can_complete(app: DshApp) -> bool:
-    """Tab completes a path while the `@` menu is open, else a slash command."""
-    return app.query_one(MentionMenu).is_open or app.query_one(CommandMenu).completion() is not None
+    """Tab completes a slash command; while the `@` menu is open the prompt takes Tab itself
+    (tui/widgets/prompt.py), in order with the Up and Down typed before it."""
+    if app.query_one(MentionMenu).is_open:
+        return False
+    return app.query_one(CommandMenu).completion() is not None
 
 
 def complete(app: DshApp) -> None:
-    prompt = app.query_one(PromptArea)
-    if prompt.take_mention():
-        return
     completion = app.query_one(CommandMenu).completion()
     if completion is not None:
-        prompt.load(completion)
+        app.query_one(PromptArea).load(completion)
 
 
 def submit(app: DshApp, event: PromptArea.Submitted) -> None:

@@ -108,6 +108,12 @@ class PromptArea(TextArea):
             self.last_typed = float("-inf")  # sent: the next key may well be an answer
             self.post_message(self.Submitted(self, self.text))
             return
+        if event.key == "tab" and self.take_mention():
+            # Tab is the prompt's own while the `@` menu is open, not the app's binding: a
+            # priority binding would run ahead of an Up or Down still queued here.
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in NEWLINE_KEYS:
             event.stop()
             event.prevent_default()
