@@ -11,37 +11,25 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui.content_blocks import block_text as block_text  # re-exported: widgets show blocks
 from tui.terminal_meta import apply_terminal_meta
 from tui.terminal_source import TerminalState
 
-# The SDK's schema is imported where it is needed at run time (block_text, Conversation.apply),
+# The SDK's schema is imported where it is needed at run time (Conversation.apply),
 # not here: the app's first frame builds a Conversation and must not wait for the SDK.
 if TYPE_CHECKING:
     from acp.schema import (
-        AudioContentBlock,
         AvailableCommand,
-        EmbeddedResourceContentBlock,
-        ImageContentBlock,
         PermissionOption,
         PlanEntry,
         RequestPermissionResponse,
-        ResourceContentBlock,
         SessionMode,
         SessionModeState,
-        TextContentBlock,
         ToolCallLocation,
         ToolCallProgress,
         ToolCallStart,
         ToolCallUpdate,
         UsageUpdate,
-    )
-
-    ContentBlock = (
-        TextContentBlock
-        | ImageContentBlock
-        | AudioContentBlock
-        | ResourceContentBlock
-        | EmbeddedResourceContentBlock
     )
 
 log = logging.getLogger(__name__)
@@ -192,26 +180,6 @@ def select_choices(option: Any) -> list[tuple[str, str]]:
         for choice in option.options
         for item in getattr(choice, "options", [choice])
     ]
-
-
-def block_text(block: ContentBlock) -> str:
-    """Message text for a content block; non-text blocks get a short readable placeholder."""
-    from acp.schema import (
-        AudioContentBlock,
-        ImageContentBlock,
-        ResourceContentBlock,
-        TextContentBlock,
-    )
-
-    if isinstance(block, TextContentBlock):
-        return block.text
-    if isinstance(block, ImageContentBlock):
-        return f"[image {block.mime_type}, {len(block.data) * 3 // 4} bytes]"
-    if isinstance(block, AudioContentBlock):
-        return f"[audio {block.mime_type}]"
-    if isinstance(block, ResourceContentBlock):
-        return f"[{block.name}]({block.uri})"
-    return f"[resource {block.resource.uri}]"
 
 
 class Conversation:
