@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 MAX_MESSAGES = 50_000
-MAX_BYTES = 512 * 1024 * 1024
+MAX_BYTES = 256 * 1024 * 1024
 """The store's bounds: the oldest messages go first (counted in `dropped`), the newest stays."""
 PARSE_LIMIT = 64 * 1024
 """Lines up to this size are parsed whole to summarise them; longer ones are scanned."""
@@ -29,6 +29,9 @@ SCAN_BYTES = 64 * 1024
 """How much of a longer line is scanned for its method, id and tool call."""
 SEARCH_BYTES = 1024 * 1024
 """How much of each message a text filter looks through."""
+KEEP_BYTES = SEARCH_BYTES
+"""How much of a line the store keeps: no more is ever searched, parsed or shown (the
+inspector shows 256 KB of a message), so a 60 MB line costs the store 1 MB, not 60."""
 PIN_SCAN_BYTES = 256
 """An outgoing line is looked at for `initialize` in its first bytes only (the SDK writes
 `id` and `method` before `params`)."""
@@ -57,8 +60,9 @@ class Summary:
 
 @dataclass(slots=True)
 class WireMessage:
-    """One line as it crossed the wire. `raw` is the line itself, or only its first bytes
-    when the transport dropped it at its cap (`cut`), with `size` what it had."""
+    """One line as it crossed the wire. `raw` is the line itself, or its first KEEP_BYTES
+    when it was longer, or only its first kilobyte when the transport dropped it at its cap
+    (`cut`); `size` is what it had on the wire."""
 
     seq: int
     direction: Direction
@@ -246,6 +250,8 @@ class Traffic:
     def _add(
         self, direction: Direction, line: bytes, size: int, valid: bool, cut: bool
     ) -> WireMessage:
+        if len(line) > KEEP_BYTES:
+            line = line[:KEEP_BYTES]
         now = self._clock()
         gap = 0.0 if self._last_at is None else now - self._last_at
         self._last_at = now

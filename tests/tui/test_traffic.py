@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from tui.traffic import (
+    KEEP_BYTES,
     SCAN_BYTES,
     Query,
     Traffic,
@@ -136,6 +137,18 @@ def test_the_byte_bound_keeps_at_least_the_newest_message() -> None:
     traffic.line_in(b"x" * 80 + b"\n", False)
     traffic.line_in(b"y" * 500 + b"\n", False)
     assert len(traffic) == 1 and traffic.dropped == 1 and traffic.get(2) is not None
+
+
+def test_a_long_line_is_kept_as_its_first_megabyte_with_its_size() -> None:
+    traffic = ticking()
+    raw = update("agent_message_chunk", content={"type": "text", "text": "y" * 3_000_000})
+    traffic.line_in(raw, True)
+    message = traffic.get(1)
+    assert message is not None and message.size == len(raw) - 1
+    assert message.raw == raw[:KEEP_BYTES]
+    assert message.summary.update == "agent_message_chunk"
+    last = "".join(piece for piece, _ in display(message).lines[-1])
+    assert last == f"… {format_size(len(raw) - 1 - DISPLAY_BYTES)} more, truncated for display"
 
 
 def test_a_reconnect_pins_the_new_negotiation() -> None:

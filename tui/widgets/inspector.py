@@ -26,7 +26,7 @@ from textual.containers import Vertical
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from tui.sanitize import clean_line
 from tui.traffic import Query, Traffic, WireMessage, format_gap, format_size
@@ -36,11 +36,30 @@ from tui.widgets.inspector_list import ARROWS, TrafficList
 from tui.widgets.inspector_negotiation import NegotiationPin
 from tui.widgets.tool_card import ToolCard
 
-REFRESH_S = 0.1
+REFRESH_S = 0.25
+"""How often an open pane takes in what arrived: live to the eye, and each redraw of the pane
+while a stream runs is a frame the transcript waits for (bench/bench_inspector.py)."""
 MIN_BESIDE_COLUMNS = 100
 """Narrower screens show the pane over the transcript instead of beside it."""
 TOOL_PREFIX = "tool:"
 MARK_S = 2.0
+
+
+class PaneTitle(Widget):
+    """One line of counts, repainted in place: a `Static` would ask for a layout pass of the
+    whole screen at each update, several times a second while a stream runs."""
+
+    def __init__(self, **kwargs: str) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._text = Text()
+
+    def show(self, text: Text) -> None:
+        if text.plain != self._text.plain or text.spans != self._text.spans:
+            self._text = text
+            self.refresh()
+
+    def render(self) -> Text:
+        return self._text
 
 
 @dataclass(frozen=True)
@@ -85,7 +104,7 @@ class InspectorPane(Vertical):
         self.source_index = 0
         self.cover = cover
         """What the pane takes the place of on a narrow screen (the transcript)."""
-        self.title = Static("", id="inspector-title")
+        self.title = PaneTitle(id="inspector-title")
         self.filter = Input(placeholder="filter: method or text · tool:ID", id="inspector-filter")
         self.pin = NegotiationPin()
         self.list = TrafficList(self.source.traffic)
@@ -163,7 +182,7 @@ class InspectorPane(Vertical):
                 title.append(f" · {self.list.row_count:,} shown")
             if traffic.dropped:
                 title.append(f" · oldest {traffic.dropped:,} dropped", style="dim")
-        self.title.update(title)
+        self.title.show(title)
 
     # -- the filter -----------------------------------------------------------------------------
 

@@ -146,7 +146,12 @@ class TrafficList(ScrollView, can_focus=True):
             matches = self._matches
             self._rows += [m.seq for m in traffic.since(self._tested + 1) if matches(m)]
             self._tested = traffic.total
-        self.virtual_size = Size(self.size.width, self.row_count)
+        size = Size(self.size.width, self.row_count)
+        if size != self.virtual_size:
+            # The scrollbars follow without a layout pass: the pane's size does not change,
+            # and a layout of the screen per tick cost the transcript (bench_inspector.py).
+            self.set_reactive(TrafficList.virtual_size, size)
+            self._scroll_update(size)
         if self.following:
             last = self.seq_at(self.row_count - 1)
             if last is not None:
