@@ -25,7 +25,7 @@ ESCAPES = (
     "\x1b[2J\x1b]0;EVIL0\x07\x1b]2;EVIL2\x1b\\\x1b]52;c;cm0gLXJmIH4gIw==\x07\x1b]8;;http://x\x07"
     "L\x1b]8;;\x07\x1bP1$r\x1b\\\x1b_apc\x1b\\\x1b^pm\x1b\\\x1bXsos\x1b\\\x1bc\x9b2J\x9d0;EVIL\x9c"
 )
-# Escapes only, nothing left once they are dropped: a tool call with this title shows its id.
+# Escapes only, nothing left once they are dropped: a tool call with this title shows its kind.
 ESCAPES_ONLY = (
     "\x1b]0;EVIL0\x07\x1b]52;c;cm0gLXJmIH4gIw==\x07\x1bP1$r\x1b\\\x1b_apc\x1b\\\x1bc\x9b\x9d"
 )
@@ -54,7 +54,8 @@ def script(done: Path) -> dict[str, Any]:
     turn = [
         update("agent_message_chunk", content=text(hostile("MESSAGE"))),
         update("agent_thought_chunk", content=text(hostile("THOUGHT"))),
-        # An id carrying the payload and a title of escapes only: the card shows the id.
+        # An id carrying the payload and a title of escapes only: the card names its kind, and
+        # the id (an internal handle) is not shown at all.
         update("tool_call", toolCallId=hostile("ID"), title=ESCAPES_ONLY, status="pending"),
         update(
             "tool_call",
@@ -147,9 +148,10 @@ def test_no_agent_field_reaches_the_terminal(tty: Start, home: Path) -> None:
     app.wait_for("permission outcome: selected allow")
     app.wait_for(shown("OUTPUT"))
     screen = app.text()
-    # The card of the escape-only title shows the id, cleaned; the message's bidi controls
-    # are named too (its invisible marks stay: prose).
-    for tag in ("ID", "TITLE", "LOCATION", "DIFFPATH", "OUTPUT", "PLAN"):
+    # The card of the escape-only title names its kind, never the id; the message's bidi
+    # controls are named too (its invisible marks stay: prose).
+    assert "EVILID" not in screen, app.dump()
+    for tag in ("TITLE", "LOCATION", "DIFFPATH", "OUTPUT", "PLAN"):
         assert shown(tag) in screen, (tag, app.dump())
     assert "L2J0;EVILMESSAGE⟨U+202E⟩⟨U+2066⟩" in screen, app.dump()
     assert "CWD⟨U+202E⟩⟨U+2066⟩⟨U+200B⟩z" in screen, app.dump()  # the pane keeps its deep end
