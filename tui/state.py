@@ -88,6 +88,9 @@ class ToolCallEntry:
     permission: Literal["asked", "allowed", "rejected"] | None = None
     # A command the user ran with `!` in a client terminal: no agent asked for it.
     by_user: bool = False
+    # The agent said the command never started (`_meta` `dsh.not_run`: rejected, refused or
+    # cancelled first), so a replayed card reads "not run" as the live one did.
+    never_ran: bool = False
 
 
 @dataclass(eq=False)

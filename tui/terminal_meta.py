@@ -27,6 +27,9 @@ def apply_terminal_meta(entry: ToolCallEntry, meta: dict[str, Any], changed: set
     """Take an update's `_meta` into `entry`'s display terminal, adding the names of what
     changed to `changed`. Returns the output data it appended ("" for none)."""
     appended = ""
+    if meta.get("dsh.not_run") is True and not entry.never_ran:
+        entry.never_ran = True
+        changed.add("terminal")
     info = meta.get("terminal_info")
     if isinstance(info, dict) and isinstance(info.get("terminal_id"), str):
         if entry.terminal is None or entry.terminal.terminal_id != info["terminal_id"]:

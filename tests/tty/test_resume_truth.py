@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from harness import TtyApp, header_ready, turns_ended, wait_until
 
 Start = Callable[..., TtyApp]
@@ -55,10 +54,6 @@ def test_an_aborted_sleep_keeps_its_signal_and_duration(tty: Start, home: Path) 
     assert card(resumed, "sleep 30") == shown
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dsh-agent marks the call _meta dsh.not_run; the client does not read it yet",
-)
 def test_a_rejected_call_is_not_run_after_resume_too(tty: Start, home: Path) -> None:
     live, resumed = live_then_resumed(tty, home)
     shown = card(live, "echo hello")

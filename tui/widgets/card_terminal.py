@@ -73,7 +73,7 @@ def sync_pane(entry: ToolCallEntry, pane: TerminalPane) -> None:
     stopped the moment the card ends (a later exit status still replaces that)."""
     if entry.status not in ("pending", "in_progress"):
         if not pane.exited:
-            ran = entry.permission != "rejected" and entry.status != "rejected"
+            ran = not entry.never_ran and "rejected" not in (entry.permission, entry.status)
             pane.settle(SETTLED_WORDS.get(entry.status, "ended"), ran=ran)
     else:
         pane.set_awaiting(entry.permission == "asked")
