@@ -107,8 +107,8 @@ def test_list(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> No
 def test_negotiation(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
     """`i` unfolds the pinned negotiation: protocol versions and names side by side, then a
     row per capability path, what the client offered (fs, terminal, auth,
-    _meta.terminal_output) beside what the agent answered (the scripted agent: loadSession
-    only), `—` where a side sent nothing."""
+    _meta.terminal_output) beside what the agent answered (the scripted agent: loadSession and
+    promptCapabilities.embeddedContext), `—` where a side sent nothing."""
     app = inspector_app(tmp_path)
 
     async def run(pilot: Any) -> None:
