@@ -59,6 +59,10 @@ class UserShells:
         self.on_change()
         try:
             status = await terminals.wait_for_exit(terminal_id)
+            # Released once it exits: it no longer counts against the agent's live terminals,
+            # nor shows in the capabilities view as one the agent left open; the card keeps
+            # its output.
+            await terminals.release(terminal_id)
         finally:
             self.running.discard(terminal_id)
             self.on_change()

@@ -12,7 +12,7 @@ from typing import Any
 
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.state import ToolCallEntry
+from tui.state import NoticeEntry, ToolCallEntry
 from tui.widgets.card_header import header_text
 from tui.widgets.messages import AgentMessage, UserMessage
 from tui.widgets.prompt import PromptArea
@@ -128,3 +128,39 @@ async def test_a_bang_alone_does_nothing(tmp_path: Path) -> None:
         assert app.query_one(PromptArea).text == "!"
         assert turns_ended(app) == 0 and not user_cards(app)
         assert app.controller.conversation.entries == []
+
+
+async def test_a_file_over_the_cap_goes_as_a_link_with_a_notice(tmp_path: Path) -> None:
+    app = app_for(tmp_path, embeddedContext=True)
+    work = (tmp_path / "work").resolve()
+    (work / "big.log").write_text("x" * (300 * 1024))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        app.query_one(PromptArea).load("look at @big.log please")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "got:" in agent_text(app))
+        assert agent_text(app).split("got:", 1)[1].split() == [
+            "text",
+            "resource_link",
+            (work / "big.log").as_uri(),
+        ]
+        notices = [
+            e.text for e in app.controller.conversation.entries if isinstance(e, NoticeEntry)
+        ]
+        assert notices == ["big.log is 300 KB, over the 256 KB cap: sent as a link"]
+        assert "attached: big.log (link)" in user_text(app)
+
+
+async def test_a_finished_bang_terminal_is_released(tmp_path: Path) -> None:
+    """Not left counting against the agent's live terminals (nor shown as left open)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        await pilot.press(*"!true", "enter")
+        await wait_until(pilot, lambda: bool(user_cards(app)))
+        await wait_until(pilot, lambda: user_cards(app)[0].entry.status == "completed")
+        session = app.controller.session
+        assert session is not None
+        terminals = session.client.terminals
+        assert terminals.terminal_ids() == []
+        assert len(terminals.terminal_ids(include_released=True)) == 1
