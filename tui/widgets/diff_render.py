@@ -8,7 +8,6 @@ panel's component styles and a bounded cache of drawn code lines.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from pygments.token import Token
@@ -24,6 +23,7 @@ from tui.diff_doc import Doc
 from tui.diff_model import FileView
 from tui.diff_rows import FoldRow, GapRow, LineRow, SplitRow
 from tui.diff_text import MARKERS, relative_path
+from tui.glyphs import ASCII_GLYPHS, UNICODE_GLYPHS, Glyphs
 
 __all__ = [
     "ASCII_GLYPHS",
@@ -107,24 +107,6 @@ TOKEN_STYLES: dict[tuple[str, ...], str] = {
     tuple(Token.Name.Function): "$text-warning",
     tuple(Token.Name.Function.Magic): "$text-warning",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Glyphs:
-    """The panel's own symbols, swappable for terminals without good Unicode fonts."""
-
-    fold: str = "\u22ef"
-    minus: str = "\u2212"
-    divider: str = "\u2502"
-    filler: str = "\u2571"
-    gap: str = "\u2504"
-    more_left: str = "\u2039"
-    more_right: str = "\u203a"
-    dot: str = "\u00b7"
-
-
-UNICODE_GLYPHS = Glyphs()
-ASCII_GLYPHS = Glyphs("...", "-", "|", "/", "-", "<", ">", "-")
 
 
 class PanelStyles:

@@ -13,16 +13,12 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
+from tui.glyphs import STATUS_GLYPHS
 from tui.widgets.permission import PermissionPanel
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import PlanEntry
 
-STATUS_GLYPHS = {
-    "completed": ("✓", "green"),
-    "in_progress": ("●", "yellow"),
-    "pending": ("○", "dim"),
-}
 PRIORITY_MARKS = {"high": ("!", "bold red"), "medium": (" ", ""), "low": ("↓", "dim")}
 # The whole plan may take at most this share of the rows the transcript and plan share
 # (the screen's, less an open permission panel's); beyond it the plan shows its summary.
