@@ -156,13 +156,6 @@ class DshApp(App[None]):
         self.screen.set_focus(self.query_one(PromptArea))
         self.controller.shells.on_change = self.refresh_bindings  # Esc stops a `!` command
         self.start_agent(self.config.resume)
-        if self.animation_level != "none":
-            self._spinner_frame = 0
-            self.set_interval(0.1, self._tick_spinners)
-
-    def _tick_spinners(self) -> None:
-        self._spinner_frame += 1
-        self.transcript.tick_spinners(self._spinner_frame)
 
     # -- the connection -----------------------------------------------------------------
 

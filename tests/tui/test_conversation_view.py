@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from acp.schema import AgentMessageChunk, TextContentBlock, ToolCallStart
+from acp.schema import AgentMessageChunk, TextContentBlock, ToolCallProgress, ToolCallStart
 from textual.app import App, ComposeResult
 
 from tui.state import Change, Conversation
@@ -211,3 +211,22 @@ async def test_scrolling_up_holds_the_view_and_jump_to_end_resumes_following() -
         await pilot.pause()
         assert view.following
         assert view.scroll_y == view.max_scroll_y
+
+
+async def test_the_transcript_ticks_its_running_cards_itself() -> None:
+    """The one spinner timer belongs to the transcript, so every host (the app, each side of
+    the demo) gets turning spinners; with animations off nothing ticks."""
+    for level, turns in (("full", True), ("none", False)):
+        app = Host()
+        app.animation_level = level
+        conversation = Conversation()
+        async with app.run_test() as pilot:
+            view = app.query_one(ConversationView)
+            view.apply(conversation.apply(call(1)))
+            update = ToolCallProgress(
+                session_update="tool_call_update", tool_call_id="c1", status="in_progress"
+            )
+            view.apply(conversation.apply(update))
+            await pilot.pause(0.45)
+            card = app.query_one(ToolCard)
+            assert bool(card.spinner_frame) is turns, (level, card.spinner_frame)

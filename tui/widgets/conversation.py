@@ -29,6 +29,7 @@ from tui.widgets.tool_card import ToolCard
 MAX_LIVE = 200
 PRUNE_BATCH = 50
 SPINNER_WINDOW = 30
+SPINNER_INTERVAL_S = 0.1
 
 
 class HiddenBanner(Static):
@@ -95,6 +96,17 @@ class ConversationView(VerticalScroll):
         self.hidden_count = 0
         self._banner = HiddenBanner("", classes="hidden-banner")
         self._following = True
+        self._spinner_frame = 0
+
+    def on_mount(self) -> None:
+        # One spinner tick for the whole transcript, wherever it is shown (the app, each side
+        # of the demo); none when animations are off, so snapshots are still pictures.
+        if self.app.animation_level != "none":
+            self.set_interval(SPINNER_INTERVAL_S, self._tick)
+
+    def _tick(self) -> None:
+        self._spinner_frame += 1
+        self.tick_spinners(self._spinner_frame)
 
     def apply(self, changes: list[Change]) -> None:
         for change in changes:
