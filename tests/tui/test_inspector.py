@@ -230,3 +230,17 @@ async def test_a_replay_is_inspected_as_a_live_session_is(tmp_path: Path) -> Non
         tool_calls = {m.summary.tool_call_id for m in traffic.since(1)} - {None}
         assert tool_calls and all(traffic.for_tool_call(call) for call in tool_calls)
         await app.action_quit()
+
+
+async def test_c_over_the_transcript_closes_the_pane_on_the_card() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.add_card("c1")
+        await pilot.pause()
+        pane = await opened(app, pilot)
+        assert pane.has_class("-over") and not app.view.display
+        await pilot.press("c")  # the cursor is on the newest message: c1's tool_call
+        await pilot.pause()
+        assert not app.query(InspectorPane) and app.view.display
+        card = app.query_one(ToolCard)
+        assert card.styles.outline.top[0] == "round"
