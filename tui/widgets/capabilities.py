@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
 
 
 def row_text(row: CapabilityRow) -> Text:
+    # Sanitised here although initialize passed tui/agent_text.py: that leaves `_meta` as sent,
+    # and the agent's capabilities `_meta` is shown row by row.
     text = Text("  " * row.depth)
     text.append(sanitize_text(row.name), style="bold" if row.depth == 0 else "")
     if isinstance(row.value, bool):
@@ -85,7 +87,7 @@ def terminals_text(terminals: TerminalManager, now: float | None = None) -> Text
             state, style = f"killed by {status.signal}", "red"
         else:
             state, style = f"exit {status.exit_code}", "green" if status.exit_code == 0 else "red"
-        text.append(f"\n  {sanitize_text(terminal_id)}  ")
+        text.append(f"\n  {terminal_id}  ")  # the client's own id
         text.append(state, style=style)
         text.append(f"  pid {info.pid}  ", style="dim")
         text.append(sanitize_text(command).replace("\n", " ")[:200], style="cyan")

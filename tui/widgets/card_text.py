@@ -27,8 +27,6 @@ from textual.style import Style
 from textual.widget import Widget
 from textual.widgets.markdown import MarkdownFence
 
-from tui.sanitize import sanitize_text
-
 # A reply fence's background over the text's own, as Textual's MarkdownFence CSS sets it
 # (`black 10%`, `white 30%` in a light theme, none with ANSI colours).
 FENCE_DARK = Color(0, 0, 0, 0.1)
@@ -177,12 +175,12 @@ MARKDOWN_SYNTAX = re.compile(
 
 
 def card_markdown(markdown: str, host: Widget | None = None) -> CardMarkdown | Text:
-    """A card's text, sanitised: plain `Text` where Markdown would change nothing, else
-    Markdown with hard line breaks, its code coloured for `host`'s app."""
-    text = sanitize_text(markdown)
-    if text and not MARKDOWN_SYNTAX.search(text):
-        return Text(text)
-    return CardMarkdown(hard_line_breaks(text), host)
+    """A card's text (made safe where it entered, tui/agent_text.py): plain `Text` where
+    Markdown would change nothing, else Markdown with hard line breaks, its code coloured for
+    `host`'s app."""
+    if markdown and not MARKDOWN_SYNTAX.search(markdown):
+        return Text(markdown)
+    return CardMarkdown(hard_line_breaks(markdown), host)
 
 
 # A read result in the `<path>…</path> <type>file</type> <content>…</content>` envelope

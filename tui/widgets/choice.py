@@ -35,7 +35,8 @@ class Choice:
 def select_option_choices(option: Any) -> list[Choice]:
     """A select config option's values, its groups flattened in order, each with its
     description as the note and the agent's reason it cannot work yet, if any, as the
-    warning. Both are agent text, so each is made one safe line here."""
+    warning. The description was made safe where it entered (tui/agent_text.py); `_meta` is
+    passed through there as sent, so the reason is made one safe line here."""
     choices = []
     for group in option.options:
         for item in getattr(group, "options", [group]):
@@ -46,7 +47,7 @@ def select_option_choices(option: Any) -> list[Choice]:
                 Choice(
                     str(item.value),
                     str(item.name),
-                    clean_line(description) if isinstance(description, str) else None,
+                    description if isinstance(description, str) else None,
                     clean_line(reason) if isinstance(reason, str) and reason else None,
                 )
             )

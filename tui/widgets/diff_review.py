@@ -15,7 +15,6 @@ from textual.widgets import Static
 
 from tui.diffing import DiffContent
 from tui.line_numbers import Anchoring
-from tui.sanitize import strip_control
 from tui.widgets.diff_panel import UNICODE_GLYPHS, DiffPanel, Glyphs
 from tui.widgets.permission import SHORT_LABELS
 
@@ -92,7 +91,7 @@ class DiffReviewScreen(Screen[str | None]):
         self.items = tuple(items)
         self.cwd = cwd
         self.options = tuple(options)
-        self.review_title = strip_control(title) or "Review edit"
+        self.review_title = title or "Review edit"  # the agent's title, one safe line already
         self.panel = DiffPanel(self.items, cwd, anchoring=anchoring, glyphs=glyphs)
 
     def compose(self) -> ComposeResult:
@@ -107,7 +106,7 @@ class DiffReviewScreen(Screen[str | None]):
         parts: list[tuple[str, str] | str] = []
         for key, option in self.options:
             colour = "$text-success" if option.kind.startswith("allow") else "$text-error"
-            name = strip_control(option.name)
+            name = option.name
             if short:
                 name = SHORT_LABELS.get(option.kind, name)
             parts += [(key, f"bold {colour}"), f" {name}  "]

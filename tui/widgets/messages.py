@@ -93,7 +93,8 @@ class StreamingMarkdown(Markdown):
         return AwaitComplete(self._show(markdown))
 
     async def _show(self, batch: str) -> None:
-        """Split a batch between Markdown, plain pieces and the cut; sanitise only what shows."""
+        """Split a batch between Markdown, plain pieces and the cut; the text was made safe where
+        it entered (tui/agent_text.py)."""
         if self._closed:
             return
         start = self._taken
@@ -102,11 +103,11 @@ class StreamingMarkdown(Markdown):
         markdown_max = min(MARKDOWN_MAX_CHARS, DISPLAY_MAX_CHARS)
         if start < markdown_max:
             head = batch[: markdown_max - start]
-            await super().append(sanitize_text(head))
+            await super().append(head)
             batch, start = batch[len(head) :], start + len(head)
         if batch and start < DISPLAY_MAX_CHARS:
             shown = batch[: DISPLAY_MAX_CHARS - start]
-            await self._add_plain(sanitize_text(shown))
+            await self._add_plain(shown)
         if self._taken > DISPLAY_MAX_CHARS:
             await self._mark_truncated(self._taken - DISPLAY_MAX_CHARS)
         self._drawn += size

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.sanitize import sanitize_text
-
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import UsageUpdate
 
@@ -44,7 +42,7 @@ class StatusLine(Static):
         text = Text()
         if self.mode:
             text.append("mode ", style="dim")
-            text.append(sanitize_text(self.mode), style="bold")
+            text.append(self.mode, style="bold")  # made safe where it entered (tui/agent_text.py)
             text.append(" (shift+tab) · / commands · f1 keys", style="dim")
         if self.usage is not None:
             if text:
