@@ -50,7 +50,12 @@ import subprocess
 import termios
 from collections.abc import Mapping
 
-from tui.terminal_process import TerminalProcess, TerminalSpawnError, command_environment
+from tui.terminal_process import (
+    TerminalProcess,
+    TerminalSpawnError,
+    command_environment,
+    exec_command,
+)
 
 __all__ = ["DEFAULT_COLUMNS", "DEFAULT_ROWS", "PTY_ENVIRONMENT", "open_pty", "spawn_on_pty"]
 
@@ -176,20 +181,10 @@ async def spawn_on_pty(
     full_env = command_environment({**PTY_ENVIRONMENT, **env}, marker)
     master, slave = open_pty(columns, rows)
     try:
-        await loop.subprocess_exec(
-            lambda: term,
-            *term.argv,
-            cwd=term.cwd,
-            env=full_env,
-            stdin=subprocess.DEVNULL,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
-    except (OSError, ValueError) as exc:
+        await exec_command(term, full_env, slave, slave)
+    except TerminalSpawnError:
         os.close(master)
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise TerminalSpawnError(f"cannot run {term.argv[0]!r}: {reason}") from exc
+        raise
     finally:
         # Only the command holds the slave now, so the master reads EIO when it is done.
         os.close(slave)

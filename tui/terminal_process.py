@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import logging
 import os
 import shutil
@@ -34,8 +35,10 @@ __all__ = [
     "TerminalProcess",
     "TerminalSpawnError",
     "UnknownTerminalError",
+    "add_listener",
     "command_environment",
     "default_shell",
+    "exec_command",
     "exit_status_from_returncode",
     "needs_shell",
     "spawn",
@@ -85,6 +88,36 @@ class TerminalInfo:
 
 OutputListener = Callable[[str], None]
 ExitListener = Callable[[ExitStatus], None]
+Listeners = list[tuple[OutputListener, ExitListener | None]]
+
+
+def add_listener(
+    listeners: Listeners,
+    on_output: OutputListener,
+    on_exit: ExitListener | None,
+    *,
+    replay: bool,
+    retained: Callable[[], str],
+    exit_status: ExitStatus | None,
+) -> Callable[[], None]:
+    """Add a listener to a terminal's `listeners`; with `replay`, first hand it the `retained`
+    output and (if already ended) the exit status, synchronously, so nothing is lost or doubled
+    between snapshot and stream. Returns the function that removes it again (twice is harmless).
+    Shared by the live and the replayed terminals, which must subscribe alike."""
+    entry = (on_output, on_exit)
+    if replay:
+        text = retained()
+        if text:
+            on_output(text)
+        if exit_status is not None and on_exit is not None:
+            on_exit(exit_status)
+    listeners.append(entry)
+
+    def remove() -> None:
+        with contextlib.suppress(ValueError):
+            listeners.remove(entry)
+
+    return remove
 
 
 class TerminalError(Exception):
@@ -329,7 +362,15 @@ async def spawn(term: TerminalProcess, env: Mapping[str, str], marker: str) -> N
     """Start `term.argv` in `term.cwd`, feeding `term`: own session and process group, stdin
     from /dev/null, stdout and stderr merged into a pipe. `env` and `marker` as in
     `command_environment`."""
-    full_env = command_environment(env, marker)
+    await exec_command(term, command_environment(env, marker), subprocess.PIPE, subprocess.STDOUT)
+
+
+async def exec_command(
+    term: TerminalProcess, full_env: Mapping[str, str], stdout: int, stderr: int
+) -> None:
+    """Start `term.argv` in `term.cwd` with exactly `full_env`, feeding `term`: own session and
+    process group, stdin from /dev/null. The pipe and the pty spawn differ only in `stdout`
+    and `stderr`. TerminalSpawnError, saying why, when it cannot start."""
     loop = asyncio.get_running_loop()
     try:
         await loop.subprocess_exec(
@@ -338,8 +379,8 @@ async def spawn(term: TerminalProcess, env: Mapping[str, str], marker: str) -> N
             cwd=term.cwd,
             env=full_env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stdout=stdout,
+            stderr=stderr,
             start_new_session=True,
         )
     except (OSError, ValueError) as exc:

@@ -43,6 +43,7 @@ from tui.terminal_process import (
     TerminalProcess,
     TerminalSpawnError,
     UnknownTerminalError,
+    add_listener,
     default_shell,
     exit_status_from_returncode,
     needs_shell,
@@ -230,18 +231,17 @@ class TerminalManager:
         function that unsubscribes. Listener exceptions are logged, never raised into the reader.
         """
         term = self._any(terminal_id)
-        entry = (on_output, on_exit)
-        if replay:
-            text = term.text()
-            if text:
-                on_output(text)
-            if term.exit_status is not None and on_exit is not None:
-                on_exit(term.exit_status)
-        term.listeners.append(entry)
+        remove = add_listener(
+            term.listeners,
+            on_output,
+            on_exit,
+            replay=replay,
+            retained=term.text,
+            exit_status=term.exit_status,
+        )
 
         def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):
-                term.listeners.remove(entry)
+            remove()
             if term.released:
                 self._limit_released()
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from tui.fs import ConfinedFs, FsError
 from tui.replay.recording import Entry, Recording
+from tui.terminal_process import add_listener
 from tui.terminals import (
     ExitListener,
     ExitStatus,
@@ -220,19 +221,14 @@ class ReplayTerminals(TerminalManager):
         replay: bool = True,
     ) -> Callable[[], None]:
         term = self._any(terminal_id)
-        entry = (on_output, on_exit)
-        if replay:
-            if term.text:
-                on_output(term.text)
-            if term.info.exit_status is not None and on_exit is not None:
-                on_exit(term.info.exit_status)
-        term.listeners.append(entry)
-
-        def unsubscribe() -> None:
-            if entry in term.listeners:
-                term.listeners.remove(entry)
-
-        return unsubscribe
+        return add_listener(
+            term.listeners,
+            on_output,
+            on_exit,
+            replay=replay,
+            retained=lambda: term.text,
+            exit_status=term.info.exit_status,
+        )
 
     async def kill_unreleased(self, terminal_ids: Iterable[str]) -> list[str]:
         return [
