@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import textual.constants
-from textual.widgets import Input, TextArea
 
-import tui.widgets.tool_card
 from support import SNAPSHOT_WORKSPACE
+from tui.pytest_plugin import pin_rendering
 
 
 @pytest.fixture(autouse=True)
 def deterministic_ui(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in list(os.environ):
-        if key == "NO_COLOR" or (
-            key.startswith("TEXTUAL_") and not key.startswith("TEXTUAL_SNAPSHOT")
-        ):
-            monkeypatch.delenv(key, raising=False)
-    monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
-    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
-    # A real command's measured duration varies: panes keep their own (frozen) clock.
-    monkeypatch.setattr(tui.widgets.tool_card, "AGENT_DURATIONS", False)
+    """Every test renders as the plugin's snapshot fixture does: one list of what to pin."""
+    pin_rendering(monkeypatch)
 
 
 @pytest.fixture(autouse=True)
