@@ -103,7 +103,8 @@ def body_segments(
 
 def raw_json(value: Any) -> str:
     """Raw input or output as JSON, the form it came in: a Python repr would show other quotes
-    and escapes than the agent sent. Not sanitised here: callers sanitise what they draw."""
+    and escapes than the agent sent. Not sanitised here: its strings were made safe where they
+    entered (tui/agent_text.py)."""
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
