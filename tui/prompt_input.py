@@ -52,6 +52,10 @@ def submit(app: DshApp, event: PromptArea.Submitted) -> None:
     command = shell_command(text)
     if command == "":
         return
+    if command is not None and app.controller.session is None:
+        # Kept in the prompt, not queued: a command runs when asked, or not at all.
+        app.notify("Not connected yet: a ! command runs once the session is open.")
+        return
     event.prompt.clear()
     app.history.add(text)
     app.hide_welcome()

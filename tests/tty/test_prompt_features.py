@@ -19,16 +19,6 @@ def workspace(home: Path) -> None:
     (src / "apply.py").write_text("def apply():\n    pass\n")
 
 
-def highlighted(app: TtyApp) -> str | None:
-    """The menu row shown in reverse video (the path Tab or Enter takes)."""
-    with app.lock:
-        for y, line in enumerate(app.screen.display):
-            text = line.strip()
-            if text.startswith("src/") and app.screen.buffer[y][line.find(text)].reverse:
-                return text
-    return None
-
-
 @pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_an_at_mention_is_completed_attached_and_acknowledged(
     tty: Start, home: Path, size: tuple[int, int]
@@ -43,8 +33,7 @@ def test_an_at_mention_is_completed_attached_and_acknowledged(
     app.wait_for(lambda lines: any(line.strip() == "src/app.py" for line in lines))
     app.wait_for(lambda lines: any(line.strip() == "src/apply.py" for line in lines))
     app.key("down")
-    app.wait_for(lambda lines: highlighted(app) == "src/apply.py")
-    app.key("tab")
+    app.key("tab")  # right behind Down, as a quick hand types: it takes the path Down chose
     app.wait_for("read @src/apply.py")
     app.type("now")
     app.key("enter")
@@ -56,9 +45,22 @@ def test_an_at_mention_is_completed_attached_and_acknowledged(
 def test_bang_echo_runs_as_the_users_card(tty: Start, home: Path, size: tuple[int, int]) -> None:
     app = tty(size=size)
     app.wait_for(header_ready)
+    app.wait_for("Message the agent")  # the session is open: a ! command runs at once
     app.type("!echo hi")
     app.key("enter")
     app.wait_for("! echo hi")
     app.wait_for("run by you")
     app.wait_for("exit 0")
     app.wait_for(lambda lines: any(line.strip().strip("│").strip() == "hi" for line in lines))
+
+
+def test_esc_kills_a_running_bang_command(tty: Start, home: Path) -> None:
+    app = tty(size=(80, 24))
+    app.wait_for(header_ready)
+    app.wait_for("Message the agent")
+    app.type("!sleep 30")
+    app.key("enter")
+    app.wait_for("! sleep 30")
+    app.wait_for("Cancel turn")  # the footer offers Esc while it runs
+    app.key("escape")
+    app.wait_for("killed by")

@@ -108,9 +108,7 @@ class PromptArea(TextArea):
             self.last_typed = float("-inf")  # sent: the next key may well be an answer
             self.post_message(self.Submitted(self, self.text))
             return
-        if event.key == "tab" and self.take_mention():
-            # Tab is the prompt's own while the `@` menu is open, not the app's binding: a
-            # priority binding would run ahead of an Up or Down still queued here.
+        if self._mention_key(event.key):
             event.stop()
             event.prevent_default()
             return
@@ -133,6 +131,18 @@ class PromptArea(TextArea):
         if completion is None or completion.rstrip() == self.text:
             return False
         self.load(completion)
+        return True
+
+    def _mention_key(self, key: str) -> bool:
+        """Up, Down and Tab while the `@` menu is open, handled here as keys, not as bindings:
+        a binding runs once the key has bubbled back up to the app, after a Tab typed just
+        behind it, which would then take the path the highlight was leaving."""
+        menu = self.mention_menu
+        if menu is None or not menu.is_open or key not in ("up", "down", "tab"):
+            return False
+        if key == "tab":
+            return self.take_mention()
+        menu.move(-1 if key == "up" else 1)
         return True
 
     def take_mention(self) -> bool:
