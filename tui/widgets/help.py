@@ -17,6 +17,8 @@ OTHER_KEYS: list[tuple[str, str]] = [
     ("ctrl+j / shift+enter", "a new line in the prompt"),
     ("up / down", "earlier prompts of this workspace"),
     ("/ then tab", "complete one of the agent's slash commands"),
+    ("@ then tab / enter", "attach a workspace file: choose its path (up / down)"),
+    ("!command", "run it here, in the workspace, without the agent; esc kills it"),
     ("end", "on an empty prompt: the end of the transcript"),
     ("a / A / r / R", "in a permission question: allow, allow always, reject, reject always"),
     ("s / enter", "on a diff: unified or split, the full review"),
