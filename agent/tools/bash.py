@@ -38,7 +38,7 @@ from agent.tools.procs import (
     log_dir_created,
     new_token,
     remove_log_dir,
-    signal_pids,
+    signal_job,
     unwatched,
     watched,
 )
@@ -261,14 +261,14 @@ def _kill_spawned(spawn: asyncio.Future[asyncio.subprocess.Process], job: Job) -
     proc = spawn.result()
     job.pid = proc.pid
     watched(proc.pid)
-    signal_pids(job.members(), signals.SIGTERM)
+    signal_job(job, job.members(), signals.SIGTERM)
     _keep(asyncio.ensure_future(kill_job(job, KILL_GRACE_S)))
     _keep(asyncio.ensure_future(_unwatch_when_reaped(proc)))
 
 
 def _abort(job: Job) -> None:
     """The call was cancelled: SIGTERM the job now, SIGKILL what is left later."""
-    signal_pids(job.members(), signals.SIGTERM)
+    signal_job(job, job.members(), signals.SIGTERM)
     _keep(asyncio.create_task(kill_job(job, KILL_GRACE_S)))
 
 

@@ -170,13 +170,27 @@ def signal_pids(pids: Iterable[int], sig: signals.Signals) -> None:
             os.kill(pid, sig)
 
 
+def signal_job(job: Job, members: Iterable[int], sig: signals.Signals) -> None:
+    """Signal the job's shell before the rest of its members.
+
+    A child signalled first may end before the shell has its own signal pending; a shell in
+    `wait` then exits by itself (0 for a bare `wait`), and the run reads as a clean exit
+    instead of the kill it was. Once the signal is pending the shell cannot outrun it.
+    """
+    rest = set(members)
+    if job.pid in rest:
+        rest.discard(job.pid)
+        signal_pids((job.pid,), sig)
+    signal_pids(rest, sig)
+
+
 async def kill_job(job: Job, grace: float) -> None:
     """SIGTERM every member, then SIGKILL whatever is left after `grace` seconds."""
     members = job.members()
     if not members:
         reap_orphans()
         return
-    signal_pids(members, signals.SIGTERM)
+    signal_job(job, members, signals.SIGTERM)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + grace
     while loop.time() < deadline:
@@ -185,12 +199,12 @@ async def kill_job(job: Job, grace: float) -> None:
         members = job.members()
         if not members:
             return
-        signal_pids(members, signals.SIGTERM)  # a member forked meanwhile
+        signal_job(job, members, signals.SIGTERM)  # a member forked meanwhile
     for _ in range(20):  # SIGKILL until nothing is left (a member may still fork once)
         members = job.members()
         if not members:
             break
-        signal_pids(members, signals.SIGKILL)
+        signal_job(job, members, signals.SIGKILL)
         await asyncio.sleep(0.02)
         reap_orphans()
 
@@ -296,6 +310,7 @@ __all__ = [
     "reap_orphans",
     "remove_log_dir",
     "scan",
+    "signal_job",
     "signal_pids",
     "unwatched",
     "watched",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.tools import bash as bash_module
+from agent.tools import procs
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.bash import (
     MAX_STREAM_BYTES,
@@ -273,6 +275,18 @@ async def test_cancel_aborts_and_kills_the_group(tmp_path: Path) -> None:
     aborted = "Error: command aborted\n(no output)\n[killed by signal: SIGTERM]"
     assert untimed(result) == ToolResult(aborted, True)
     assert await wait_dead([int(pid_file.read_text())]) == []
+
+
+def test_the_shell_is_signalled_before_the_rest_of_its_job(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A child killed first could end before the shell's own signal is pending: a shell in a
+    # bare `wait` would then exit 0 and the run would read as a clean exit, not the kill.
+    sent: list[int] = []
+    monkeypatch.setattr(procs.os, "kill", lambda pid, sig: sent.append(pid))
+    procs.signal_job(procs.Job("token", 1007), {1000, 1001, 1002, 1007}, signal.SIGTERM)
+    assert sent[0] == 1007
+    assert sorted(sent) == [1000, 1001, 1002, 1007]
 
 
 async def test_already_cancelled_never_starts(tmp_path: Path) -> None:
