@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from support import turns_ended, wait_until, watch_turns
+from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.state import NoticeEntry, ToolCallEntry
 from tui.widgets.card_header import header_text
@@ -164,3 +164,21 @@ async def test_a_finished_bang_terminal_is_released(tmp_path: Path) -> None:
         terminals = session.client.terminals
         assert terminals.terminal_ids() == []
         assert len(terminals.terminal_ids(include_released=True)) == 1
+
+
+async def test_dsh_agent_gets_two_mentions_as_two_embedded_files(tmp_path: Path) -> None:
+    """The real dsh-agent (offline model) counts the lines of each file it was sent: both
+    arrived as embedded text, in order."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    (workspace / "a.py").write_text("print('a')\nprint('b')\n")
+    (workspace / "notes.txt").write_text("hello\n")
+    app = watch_turns(DshApp(AppConfig(AGENT_COMMAND, workspace, log_dir=tmp_path / "logs")))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        app.query_one(PromptArea).load("compare @a.py with @notes.txt please")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: turns_ended(app) == 1)
+        await wait_until(pilot, lambda: "attached:" in agent_text(app))
+        assert "attached: `a.py`, 2 lines; `notes.txt`, 1 line." in agent_text(app)
+        assert "attached: a.py (2 lines), notes.txt (1 line)" in user_text(app)
