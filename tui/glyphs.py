@@ -45,20 +45,7 @@ class Glyphs:
 
 
 UNICODE_GLYPHS = Glyphs()
+# In field order: the pane's seven, then the diff panel's eight.
 ASCII_GLYPHS = Glyphs(
-    prompt=">",
-    ok="ok",
-    fail="x",
-    done="#",
-    info="#",
-    sep="-",
-    spinner="|/-\\",
-    fold="...",
-    minus="-",
-    divider="|",
-    filler="/",
-    gap="-",
-    more_left="<",
-    more_right=">",
-    dot="-",
+    ">", "ok", "x", "#", "#", "-", "|/-\\", "...", "-", "|", "/", "-", "<", ">", "-"
 )
