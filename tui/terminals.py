@@ -110,6 +110,7 @@ class TerminalManager:
         released_bytes_limit: int = DEFAULT_RELEASED_BYTES_LIMIT,
         pty: bool = True,
         pty_size: tuple[int, int] = (DEFAULT_COLUMNS, DEFAULT_ROWS),
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.default_cwd = os.fspath(default_cwd) if default_cwd is not None else None
         self.kill_grace = kill_grace
@@ -121,6 +122,9 @@ class TerminalManager:
         # so whoever knows the pane's width may set it.
         self.pty = pty
         self.pty_size = pty_size
+        # What a terminal's start and exit are timed with: the app configuration's clock, so a
+        # snapshot test that fixes it shows a duration that does not depend on machine load.
+        self.clock = clock
         self._id_prefix = id_prefix
         self._counter = 0
         self._terms: dict[str, TerminalProcess] = {}
@@ -172,6 +176,7 @@ class TerminalManager:
         self._counter += 1
         terminal_id = f"{self._id_prefix}{self._counter}"
         term = TerminalProcess(terminal_id, command, arg_list, argv, via_shell, run_cwd, limit)
+        term.started_at = self.clock()
         marker = f"{self._token}/{terminal_id}"
         if self.pty:
             await spawn_on_pty(term, env or {}, marker, *self.pty_size)
@@ -332,7 +337,7 @@ class TerminalManager:
                 await term.eof.wait()
         assert term.returncode is not None
         term.exit_status = exit_status_from_returncode(term.returncode)
-        term.finished_at = time.monotonic()
+        term.finished_at = self.clock()
         term.exited.set()
         term.emit_exit(term.exit_status)
 

@@ -621,3 +621,18 @@ async def test_git_does_not_wait_on_a_pager(pty_mgr: TerminalManager, tmp_path: 
     )
     output = await run(pty_mgr, "git", "log", "--format=%B", cwd=tmp_path, env=env)
     assert output.splitlines()[:100] == message.splitlines()
+
+
+async def test_a_terminal_is_timed_with_the_managers_clock() -> None:
+    # The app's configuration hands its clock down, so a fixed one gives a fixed duration.
+    ticks = iter([10.0, 12.5])
+    manager = TerminalManager(pty=False, clock=lambda: next(ticks))
+    try:
+        tid = await manager.create("true")
+        async with asyncio.timeout(TIMEOUT):
+            await manager.wait_for_exit(tid)
+        info = manager.info(tid)
+        assert (info.started_at, info.finished_at) == (10.0, 12.5)
+    finally:
+        async with asyncio.timeout(TIMEOUT):
+            await manager.close_all()
