@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from support import SNAPSHOT_WORKSPACE
+from support import SNAPSHOT_WORKSPACE, SNAPSHOT_WORKSPACE_LOCK
 from tui.pytest_plugin import pin_rendering
 
 
@@ -27,8 +28,15 @@ def private_session_dir(
 
 @pytest.fixture
 def snapshot_workspace() -> Iterator[Path]:
-    SNAPSHOT_WORKSPACE.mkdir(parents=True, exist_ok=True)
-    for child in SNAPSHOT_WORKSPACE.iterdir():
-        if child.is_file():
-            child.unlink()
-    yield SNAPSHOT_WORKSPACE
+    """The fixed workspace snapshots show, emptied of files and held by this test alone.
+
+    The path is on screen, so it cannot be per run; test processes running at once take
+    turns through a lock beside it instead of writing each other's files.
+    """
+    with SNAPSHOT_WORKSPACE_LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        SNAPSHOT_WORKSPACE.mkdir(parents=True, exist_ok=True)
+        for child in SNAPSHOT_WORKSPACE.iterdir():
+            if child.is_file():
+                child.unlink()
+        yield SNAPSHOT_WORKSPACE

@@ -15,6 +15,7 @@ T = TypeVar("T")
 AGENT_COMMAND = shlex.join([sys.executable, "-m", "agent.cli"])
 # A fixed workspace path keeps snapshots free of temporary directory names.
 SNAPSHOT_WORKSPACE = Path("/tmp/dsh-snapshot-workspace")
+SNAPSHOT_WORKSPACE_LOCK = Path("/tmp/dsh-snapshot-workspace.lock")
 
 
 async def wait_until(pilot: Any, predicate: Callable[[], bool], timeout: float = 20.0) -> None:
