@@ -28,6 +28,13 @@ async def wait_until(pilot: Any, predicate: Callable[[], bool], timeout: float =
         await pilot.pause(0.02)
 
 
+async def cancel_once_written(pid_file: Path, cancel: asyncio.Event) -> None:
+    """Set `cancel` once a command has written its pid to `pid_file`: it is running then."""
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        await asyncio.sleep(0.01)
+    cancel.set()
+
+
 async def diff_drawn(pilot: Any, panel: Any) -> None:
     """Until a diff panel is built and every row it has drawn is in its syntax colours.
 

@@ -28,6 +28,7 @@ from agent.views import (
     TerminalResultView,
     TextBlock,
 )
+from support import cancel_once_written
 
 bash = BashTool()
 
@@ -263,13 +264,7 @@ async def test_a_trapped_sigterm_escalates_to_sigkill(tmp_path: Path) -> None:
 async def test_cancel_aborts_and_kills_the_group(tmp_path: Path) -> None:
     ctx = ToolContext(tmp_path)
     pid_file = tmp_path / "pid"
-
-    async def cancel_when_started() -> None:
-        while not pid_file.exists() or not pid_file.read_text().strip():
-            await asyncio.sleep(0.01)
-        ctx.cancel.set()
-
-    canceller = asyncio.create_task(cancel_when_started())
+    canceller = asyncio.create_task(cancel_once_written(pid_file, ctx.cancel))
     result = await bash.execute(run_args(f"sleep 60 & echo $! > {pid_file}; wait"), ctx)
     await canceller
     aborted = "Error: command aborted\n(no output)\n[killed by signal: SIGTERM]"

@@ -14,6 +14,7 @@ from agent.tools.base import ToolContext, ToolResult
 from agent.tools.bash import BashTool
 from agent.translate import replay
 from agent.views import GenericResultView, TerminalResultView
+from support import cancel_once_written
 
 CWD = "/home/u/proj"
 ARGS = {"command": "sleep 30", "description": "Wait"}
@@ -81,13 +82,7 @@ def test_a_replayed_log_sends_the_same_final_updates_as_live() -> None:
 async def test_a_real_aborted_run_logs_its_duration(tmp_path: Path) -> None:
     ctx = ToolContext(tmp_path)
     pid_file = tmp_path / "pid"
-
-    async def cancel_when_started() -> None:
-        while not pid_file.exists() or not pid_file.read_text().strip():
-            await asyncio.sleep(0.01)
-        ctx.cancel.set()
-
-    canceller = asyncio.create_task(cancel_when_started())
+    canceller = asyncio.create_task(cancel_once_written(pid_file, ctx.cancel))
     result = await BashTool().execute({"command": f"echo $$ > {pid_file}; sleep 30"}, ctx)
     await canceller
     assert result.is_error and result.output.startswith("Error: command aborted\n")
