@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -17,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import PROTOCOL_VERSION, RequestError, text_block
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp._transport import memory_transport_pair
 from acp.core import AgentSideConnection, ClientSideConnection
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
+    InitializeResponse,
     PermissionOption,
     RequestPermissionResponse,
     ToolCallUpdate,
@@ -190,3 +193,31 @@ def connect(tmp_path: Path, workspace: Path) -> Connect:
             await agent_conn.close()
 
     return factory
+
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@asynccontextmanager
+async def stdio_agent(
+    tmp_path: Path,
+    client: RecordingClient,
+    *args: str,
+    capabilities: ClientCapabilities | None = None,
+) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process, InitializeResponse]]:
+    """A real `python -m agent.cli` over stdio, initialized, its stderr in tmp_path."""
+    command = ["-m", "agent.cli", "--session-dir", str(tmp_path / "sessions"), *args]
+    with (tmp_path / "agent-stderr.log").open("ab") as stderr:
+        async with spawn_agent_process(
+            client,
+            sys.executable,
+            *command,
+            env=dict(os.environ),
+            cwd=str(REPO),
+            transport_kwargs={"stderr": stderr},
+        ) as (conn, process):
+            init = await conn.initialize(
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=capabilities or ClientCapabilities(),
+            )
+            yield conn, process, init

@@ -4,22 +4,18 @@ stdio, and the session log read back by a fresh process."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, spawn_agent_process
 from acp.core import ClientSideConnection
-from acp.schema import ClientCapabilities, InitializeResponse
-from runtime_support import Connect, RecordingClient
+from acp.schema import InitializeResponse
+from runtime_support import Connect, RecordingClient, stdio_agent
 
 from tui.fs import ConfinedFs
 from tui.mentions.blocks import PreparedPrompt, build_prompt, embeds_context
 
-REPO = Path(__file__).resolve().parents[3]
 PROMPT = "compare @src/app.py with @notes.md"
 
 
@@ -28,20 +24,8 @@ async def agent(
     tmp_path: Path,
 ) -> AsyncIterator[tuple[ClientSideConnection, RecordingClient, InitializeResponse]]:
     client = RecordingClient()
-    command = ["-m", "agent.cli", "--session-dir", str(tmp_path / "sessions")]
-    with (tmp_path / "agent-stderr.log").open("ab") as stderr:
-        async with spawn_agent_process(
-            client,
-            sys.executable,
-            *command,
-            env=dict(os.environ),
-            cwd=str(REPO),
-            transport_kwargs={"stderr": stderr},
-        ) as (conn, _):
-            init = await conn.initialize(
-                protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
-            )
-            yield conn, client, init
+    async with stdio_agent(tmp_path, client) as (conn, _, init):
+        yield conn, client, init
 
 
 def files(workspace: Path) -> None:

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import PROTOCOL_VERSION, spawn_agent_process
 from acp.core import ClientSideConnection
 from acp.schema import ClientCapabilities
-from runtime_support import Answer, RecordingClient, select
+from runtime_support import Answer, RecordingClient, select, stdio_agent
 
-REPO = Path(__file__).resolve().parents[3]
 CHROME = {"available_commands_update", "current_mode_update", "config_option_update"}
 
 
@@ -25,19 +22,9 @@ async def agent(
     tmp_path: Path, *args: str, answer: Answer | None = None, terminal: bool = True
 ) -> AsyncIterator[tuple[ClientSideConnection, RecordingClient, asyncio.subprocess.Process]]:
     client = RecordingClient(answer) if answer else RecordingClient()
-    command = ["-m", "agent.cli", "--session-dir", str(tmp_path / "sessions"), *args]
-    with (tmp_path / "agent-stderr.log").open("ab") as stderr:
-        async with spawn_agent_process(
-            client,
-            sys.executable,
-            *command,
-            env=dict(os.environ),
-            cwd=str(REPO),
-            transport_kwargs={"stderr": stderr},
-        ) as (conn, process):
-            caps = ClientCapabilities(terminal=terminal, field_meta={"terminal_output": terminal})
-            await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps)
-            yield conn, client, process
+    caps = ClientCapabilities(terminal=terminal, field_meta={"terminal_output": terminal})
+    async with stdio_agent(tmp_path, client, *args, capabilities=caps) as (conn, process, _):
+        yield conn, client, process
 
 
 def events_only(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
