@@ -58,5 +58,13 @@ def replies(app: DshApp) -> str:
     return "\n".join(m.source for m in app.query(AgentMessage))
 
 
+async def first_turn_replies(app: DshApp, pilot: Any) -> str:
+    """Send a prompt; the agent's replies once that first turn ended and stopped streaming."""
+    await send(app, pilot)
+    await wait_until(pilot, lambda: turns_ended(app) == 1)
+    await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
+    return replies(app)
+
+
 def notices(app: DshApp) -> list[str]:
     return [str(n.render()) for n in app.query(Notice)]

@@ -6,7 +6,7 @@ import gc
 from pathlib import Path
 from typing import Any
 
-from scripted import notices, replies, script_app, send
+from scripted import first_turn_replies, notices, replies, script_app, send
 
 from support import turns_ended, wait_until, watch_turns
 from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
@@ -124,10 +124,7 @@ async def test_fs_is_confined_to_the_workspace(tmp_path: Path) -> None:
     app = script_app(tmp_path, script)
     watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await send(app, pilot)
-        await wait_until(pilot, lambda: turns_ended(app) == 1)
-        await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
-        text = replies(app)
+        text = await first_turn_replies(app, pilot)
         assert "write: ok" in text
         assert "read: 'two\\n'" in text
         assert text.count("error -32602") == 2
@@ -140,10 +137,7 @@ async def test_spec_terminal_runs_a_real_process(tmp_path: Path) -> None:
     app = script_app(tmp_path, script)
     watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await send(app, pilot)
-        await wait_until(pilot, lambda: turns_ended(app) == 1)
-        await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
-        text = replies(app)
+        text = await first_turn_replies(app, pilot)
         assert 'terminal exit: {"exitCode": 3' in text
         assert "output: 'hi\\n'" in text
 

@@ -6,10 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from scripted import replies, script_app, send
-
-from support import turns_ended, wait_until
-from tui.widgets.messages import AgentMessage
+from scripted import first_turn_replies, script_app
 
 
 async def test_terminal_output_is_what_a_terminal_would_show(tmp_path: Path) -> None:
@@ -25,10 +22,7 @@ async def test_terminal_output_is_what_a_terminal_would_show(tmp_path: Path) -> 
     ]
     app = script_app(tmp_path, {"prompts": [[{"terminal": t} for t in terminals]]})
     async with app.run_test(size=(100, 30)) as pilot:
-        await send(app, pilot)
-        await wait_until(pilot, lambda: turns_ended(app) == 1)
-        await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
-        text = replies(app)
+        text = await first_turn_replies(app, pilot)
     assert "output: '\\x1b[0m\\x1b[01;34msubdir\\x1b[0m\\n'" in text
     assert "output: 'True\\n'" in text
     assert "output: 'a\\nb\\n'" in text
