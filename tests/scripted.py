@@ -9,8 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
+
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
+from tui.connection import SessionUpdate
 from tui.widgets.messages import AgentMessage, Notice
 from tui.widgets.prompt import PromptArea
 
@@ -68,3 +71,27 @@ async def first_turn_replies(app: DshApp, pilot: Any) -> str:
 
 def notices(app: DshApp) -> list[str]:
     return [str(n.render()) for n in app.query(Notice)]
+
+
+class NoteSink:
+    """A session sink for wire-level tests: keeps what the client could not show, and
+    fails a test that would need a permission answer."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
+        return None
+
+    def on_unsupported(self, session_id: str, what: str) -> None:
+        self.notes.append(what)
+
+    async def ask_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        raise AssertionError("no permission is asked here")
+
+
+def recorded(path: Path) -> list[dict[str, Any]]:
+    """The lines of a `--record` file, parsed."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

@@ -6,35 +6,14 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
 
-from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
+from scripted import NoteSink, recorded
 
-from tui.connection import SessionUpdate, open_session
+from tui.connection import open_session
 from tui.launch import LaunchSpec
 
 HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")
 NOT_JSON = '{"jsonrpc": "2.0", "method": "session/update", oops'
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.notes: list[str] = []
-
-    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
-        return None
-
-    def on_unsupported(self, session_id: str, what: str) -> None:
-        self.notes.append(what)
-
-    async def ask_permission(
-        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
-    ) -> RequestPermissionResponse:
-        raise AssertionError("no permission is asked here")
-
-
-def recorded(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 async def test_a_malformed_line_is_recorded_as_it_came(tmp_path: Path) -> None:
@@ -51,7 +30,7 @@ async def test_a_malformed_line_is_recorded_as_it_came(tmp_path: Path) -> None:
     command = shlex.join([sys.executable, str(HOSTILE_AGENT), str(script)])
     recording = tmp_path / "wire.jsonl"
     spec = LaunchSpec.from_command(command, tmp_path, tmp_path / "agent.log", True, (), recording)
-    sink = Sink()
+    sink = NoteSink()
     async with open_session(spec, sink, max_message_bytes=200_000) as session:
         await session.prompt("go")
     lines = recorded(recording)

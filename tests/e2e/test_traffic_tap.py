@@ -6,32 +6,14 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
 
-from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
+from scripted import NoteSink, recorded
 
-from tui.connection import SessionUpdate, open_session
+from tui.connection import open_session
 from tui.launch import LaunchSpec
 from tui.traffic import Traffic
 
 SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
-
-
-class Sink:
-    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
-        return None
-
-    def on_unsupported(self, session_id: str, what: str) -> None:
-        raise AssertionError(what)
-
-    async def ask_permission(
-        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
-    ) -> RequestPermissionResponse:
-        raise AssertionError("no permission is asked here")
-
-
-def recorded(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 async def test_the_store_and_the_recording_see_the_same_lines(tmp_path: Path) -> None:
@@ -44,8 +26,10 @@ async def test_the_store_and_the_recording_see_the_same_lines(tmp_path: Path) ->
     recording = tmp_path / "wire.jsonl"
     spec = LaunchSpec.from_command(command, tmp_path, tmp_path / "agent.log", True, (), recording)
     traffic = Traffic()
-    async with open_session(spec, Sink(), tap=traffic) as session:
+    sink = NoteSink()
+    async with open_session(spec, sink, tap=traffic) as session:
         await session.prompt("go")
+    assert sink.notes == []
     lines = recorded(recording)
     assert [m.direction for m in traffic.since(1)] == [line["dir"] for line in lines]
     assert [json.loads(m.raw) for m in traffic.since(1)] == [line["msg"] for line in lines]
