@@ -6,8 +6,10 @@ while `is_open`, and on Tab or Enter asks `take` for the completed text, which t
 posts as `MentionMenu.Chosen`. `follow_text_area` and `apply_to_text_area` do the TextArea
 side of that in one call each.
 
-The workspace index is built in a thread (`tui.mentions.index`) from the moment the menu is
-mounted; until the first one is ready, an open menu says "indexing…". A later `@` after
+The workspace index is built in a thread (`tui.mentions.index`) when the first `@` is typed,
+not at start-up: dsh-tui may be started in a home directory of a million files, and a walk
+that nobody asked for would take CPU from the first frames. Until it is ready, an open menu
+says "indexing…" (a 50,000-file tree takes about a quarter of a second). A later `@` after
 `REINDEX_AFTER_S` rebuilds it in the background, so files created since show up, while the
 old index keeps answering.
 """
@@ -143,9 +145,6 @@ class MentionMenu(Static):
         self._render_menu()
 
     # --- inside -----------------------------------------------------------------------------
-
-    def on_mount(self) -> None:
-        self.reindex()  # early, so the index is usually ready by the first `@`
 
     async def _build(self) -> None:
         started = self._clock()
