@@ -9,7 +9,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -57,7 +57,10 @@ class Agent:
 
 
 @asynccontextmanager
-async def agent(tmp_path: Path, *args: str) -> AsyncIterator[Agent]:
+async def agent(
+    tmp_path: Path, *args: str, env: Mapping[str, str] | None = None
+) -> AsyncIterator[Agent]:
+    """`python -m agent.cli` on pipes, in this environment unless `env` is given."""
     with (tmp_path / "agent-stderr.log").open("ab") as stderr:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -70,7 +73,7 @@ async def agent(tmp_path: Path, *args: str) -> AsyncIterator[Agent]:
             stdout=asyncio.subprocess.PIPE,
             stderr=stderr,
             cwd=str(REPO),
-            env=dict(os.environ),
+            env=dict(os.environ if env is None else env),
             limit=16 * 1024 * 1024,
         )
     try:
