@@ -62,6 +62,10 @@ log = logging.getLogger(__name__)
 CONNECTING_PLACEHOLDER = "Connecting to the agent… type ahead: enter queues the prompt"
 READY_PLACEHOLDER = f"Message the agent · {KEYS_HINT}"
 WORKING_PLACEHOLDER = "Working… esc cancels · enter queues the next prompt"
+# A client terminal's pty: the transcript's content width less a card's margin (a pane's
+# lines are as wide as the card's inside); rows generous: the pane scrolls, nothing redraws.
+PANE_MARGIN = 1
+PTY_ROWS = 50
 
 
 class DshApp(App[None]):
@@ -202,6 +206,7 @@ class DshApp(App[None]):
             new_agent_log(self.config.log_dir),
             self.config.terminal,
             self.config.allow_dirs,
+            self.config.record,
         )
 
     # -- what the controller says (tui/session_events.py) ---------------------------------
@@ -214,7 +219,17 @@ class DshApp(App[None]):
             # Before any update of the first turn reaches the transcript: its cards look
             # their terminals up here.
             self.transcript.terminals = event.session.client.terminals
+            self._size_terminals()
         self.post_message(messages.message_for(event))
+
+    def _size_terminals(self) -> None:
+        """Client terminals start on a pty as wide as a card's pane, so a command that asks
+        its terminal's width (ls, progress bars) fits what the user sees."""
+        if (terminals := self.transcript.terminals) is not None and self.transcript.size.width:
+            terminals.pty_size = (max(20, self.transcript.size.width - PANE_MARGIN), PTY_ROWS)
+
+    def on_resize(self) -> None:
+        self._size_terminals()
 
     def on_session_connecting(self, message: messages.Connecting) -> None:
         command = clean_line(message.event.spec.command_line)  # the user's, any characters

@@ -51,7 +51,7 @@ from tui.traffic import Traffic
 if TYPE_CHECKING:
     from acp.schema import PermissionOption, RequestPermissionResponse, SessionInfo, ToolCallUpdate
 
-    from tui.connection import AgentSession, SessionUpdate
+    from tui.connection import AgentConnection, SessionUpdate
     from tui.mentions.blocks import PreparedPrompt
     from tui.terminals import TerminalManager
 
@@ -69,7 +69,7 @@ async def import_connection() -> None:
         await asyncio.to_thread(importlib.import_module, "tui.connection")
 
 
-async def prepare_prompt(session: AgentSession, text: str) -> PreparedPrompt:
+async def prepare_prompt(session: AgentConnection, text: str) -> PreparedPrompt:
     """The prompt's content blocks, its `@` mentions read through the session's confined fs
     in a thread (files up to 256 KB each), embedded only when the agent takes them."""
     from tui.mentions.blocks import build_prompt, embeds_context
@@ -87,7 +87,7 @@ class SessionController:
         self.conversation = Conversation()
         # Every line on the wire, for the traffic inspector (tui/widgets/inspector.py).
         self.traffic = Traffic()
-        self.session: AgentSession | None = None
+        self.session: AgentConnection | None = None
         self.failure: AgentFailed | None = None
         self.turn_running = False
         # Prompts wait here until the session is ready and no turn runs.
@@ -214,7 +214,7 @@ class SessionController:
             if isinstance(process, AgentProcess):
                 process.discard()  # only if open_session never took it (cancelled before)
 
-    def _connected(self, session: AgentSession) -> None:
+    def _connected(self, session: AgentConnection) -> None:
         self.session = session
         self.last_session_id = session.session_id
         self.agent_can_load = can_load(session.init)
@@ -242,7 +242,7 @@ class SessionController:
         session)."""
         return self.last_session_id if self.agent_can_load else None
 
-    async def run_turn(self, session: AgentSession, text: str) -> None:
+    async def run_turn(self, session: AgentConnection, text: str) -> None:
         self.turn_running = True
         self._emit(TurnStarted(text))
         terminals = session.client.terminals

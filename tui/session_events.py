@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from tui.state import SessionChanged
 
 if TYPE_CHECKING:
-    from tui.connection import AgentSession
+    from tui.connection import AgentConnection
     from tui.launch import AgentFailed, LaunchSpec
     from tui.permissions import PendingPermission
     from tui.state import Change
@@ -32,7 +32,7 @@ class Connecting:
 class Connected:
     """The session is open; `conversation` holds its modes, options and (on a load) history."""
 
-    session: AgentSession
+    session: AgentConnection
 
 
 @dataclass(frozen=True)

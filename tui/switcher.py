@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from acp.schema import SessionInfo
 
     from tui.app import DshApp
-    from tui.connection import AgentSession
+    from tui.connection import AgentConnection
 
 
 def session_label(info: SessionInfo) -> str:
@@ -129,7 +129,7 @@ async def resume(app: DshApp) -> None:
     )
 
 
-async def resume_from_list(app: DshApp, session: AgentSession) -> None:
+async def resume_from_list(app: DshApp, session: AgentConnection) -> None:
     from acp.exceptions import RequestError
 
     from tui.agent_text import clean, clean_error

@@ -39,3 +39,21 @@ def test_ls_in_a_client_terminal_is_coloured(tty: Start, home: Path, size: tuple
     directory, plain = cell_style(app, "somedir"), cell_style(app, "plainfile")
     assert directory[1] and not plain[1]  # bold: 01
     assert directory[0] != plain[0]  # blue: 34, in the theme's blue
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_a_client_terminal_is_as_wide_as_its_pane(
+    tty: Start, home: Path, size: tuple[int, int]
+) -> None:
+    """A command that asks its terminal's width (ls, progress bars) gets the pane's, not a
+    fixed 120 columns that the pane would cut."""
+    command = "echo cols=$(tput cols)"
+    script = {"prompts": [[{"terminal": {"command": command, "toolCallId": "cols"}}]]}
+    app = tty(["--agent", script_agent_command(home / "script.json", script)], size=size)
+    app.wait_for(header_ready)
+    app.type("how wide")
+    app.key("enter")
+    screen = app.wait_for("exit 0")
+    top = next(line for line in screen if "╭" in line and "╮" in line)
+    inside = top.index("╮") - top.index("╭") - 1 - 2  # the card's borders and padding
+    app.wait_for(f"cols={inside}")

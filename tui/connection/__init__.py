@@ -26,16 +26,12 @@ from tui.connection.transport import InspectingTransport, WireWatcher
 from tui.connection.wire import SessionUpdate
 from tui.launch import AgentFailed, LaunchSpec
 
-AgentSession = AgentConnection
-"""The former name, kept while its importers move to `AgentConnection`."""
-
 __all__ = [
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "PARSE_ERROR",
     "AgentConnection",
     "AgentFailed",
-    "AgentSession",
     "ClientSink",
     "InspectingTransport",
     "LaunchSpec",
