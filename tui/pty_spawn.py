@@ -31,8 +31,8 @@ The output ends when the master reads EIO (every slave descriptor is closed: the
 its children are gone), the relay exits, and the pipe reads EOF; closing the reader on purpose
 kills the relay.
 
-The size is `TerminalManager.pty_size`: 120 columns and a generous 50 rows, unless the client
-sets it to the pane's width (nothing does yet: the manager does not know the layout). `TERM` is
+The size is `TerminalManager.pty_size`: 120 columns and a generous 50 rows by default; the app
+sets the columns to a card pane's width when the session starts and on resize. `TERM` is
 `xterm-256color`, which the pane renders (SGR colours; cursor movement is dropped). Output is
 read with the event loop (`connect_read_pipe`). tui/terminal_process.py keeps the output
 and the exit; the pipe version (`spawn` there) stays for `TerminalManager(pty=False)`.
