@@ -96,7 +96,7 @@ class DshApp(App[None]):
         super().__init__()
         self.config = config or AppConfig()
         self.theme = self.config.theme
-        self.controller = SessionController(self)
+        self.controller = SessionController(self, clock=self.config.clock)
         # Held, not queried: every streamed update goes to it.
         self.transcript = ConversationView(self.config.cwd, id="conversation")
         self.history = PromptHistory.for_workspace(self.config.cwd)

@@ -13,6 +13,7 @@ import asyncio
 import importlib
 import logging
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
@@ -82,8 +83,12 @@ async def prepare_prompt(session: AgentConnection, text: str) -> PreparedPrompt:
 class SessionController:
     """The session one client shows. Every method runs on the event loop."""
 
-    def __init__(self, *observers: SessionObserver) -> None:
+    def __init__(
+        self, *observers: SessionObserver, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.observers: list[SessionObserver] = list(observers)
+        # What client terminals are timed with (the app configuration's clock).
+        self.clock = clock
         self.conversation = Conversation()
         # Every line on the wire, for the traffic inspector (tui/widgets/inspector.py).
         self.traffic = Traffic()
@@ -197,7 +202,7 @@ class SessionController:
             from tui.connection import open_session
 
             async with open_session(
-                spec, self, resume, choose, process, tap=self.traffic
+                spec, self, resume, choose, process, tap=self.traffic, clock=self.clock
             ) as session:
                 self._connected(session)
                 while stay_connected or self.queued:

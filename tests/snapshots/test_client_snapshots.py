@@ -138,11 +138,14 @@ PERMISSION = {
 }
 
 
-def script_app(tmp_path: Path, script: dict[str, Any], terminal: bool = True) -> DshApp:
+def script_app(
+    tmp_path: Path, script: dict[str, Any], terminal: bool = True, **config: Any
+) -> DshApp:
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
-    return watch_turns(DshApp(AppConfig(command, SNAPSHOT_WORKSPACE, terminal, log_dir=tmp_path)))
+    app_config = AppConfig(command, SNAPSHOT_WORKSPACE, terminal, log_dir=tmp_path, **config)
+    return watch_turns(DshApp(app_config))
 
 
 async def prompt(app: DshApp, pilot: Any, value: str = "fix the greeting") -> None:
@@ -251,7 +254,8 @@ def test_spec_terminal(snap_compare: Any, snapshot_workspace: Path, tmp_path: Pa
             ]
         ]
     }
-    app = script_app(tmp_path, script)
+    # A fixed clock: the pane's duration is the same however loaded the machine is.
+    app = script_app(tmp_path, script, clock=lambda: 0.0)
 
     async def run(pilot: Any) -> None:
         await prompt(app, pilot, "run it")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -237,6 +238,7 @@ async def open_session(
     process: AgentProcess | None = None,
     tap: LineTap | None = None,
     max_message_bytes: int = MAX_MESSAGE_BYTES,
+    clock: Callable[[], float] = time.monotonic,
 ) -> AsyncIterator[AgentConnection]:
     """Spawn the agent (or take `process`, already started from `spec`), negotiate, open a
     session, and always reap the process on exit. `tap` (the traffic inspector's store) sees
@@ -249,7 +251,7 @@ async def open_session(
     else:
         fs, terminals = (
             ConfinedFs([spec.cwd, *spec.allow_dirs]),
-            TerminalManager(default_cwd=spec.cwd),
+            TerminalManager(default_cwd=spec.cwd, clock=clock),
         )
     client = TuiClient(sink, fs, terminals)
     async with contextlib.AsyncExitStack() as stack:
