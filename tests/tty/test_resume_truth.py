@@ -39,11 +39,13 @@ def live_then_resumed(tty: Start, home: Path) -> tuple[list[str], list[str]]:
     time.sleep(1.0)  # let it run a while, so its duration is not 0.0 s
     app.key("escape")
     wait_until(lambda: turns_ended(home) == 2, what="the cancelled turn")
-    live = app.wait_for("killed by SIGTERM")
+    app.wait_for("killed by SIGTERM")
+    live = app.wait_stable()  # every card settled, not the first frame that shows the last
     assert app.quit() == 0
     [log] = (home / "sessions").glob("*.jsonl")
-    resumed = tty(["--resume", log.stem], size=SIZE).wait_for("killed by SIGTERM")
-    return live, resumed
+    again = tty(["--resume", log.stem], size=SIZE)
+    again.wait_for("killed by SIGTERM")
+    return live, again.wait_stable()
 
 
 def test_an_aborted_sleep_keeps_its_signal_and_duration(tty: Start, home: Path) -> None:
