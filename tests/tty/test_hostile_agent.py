@@ -128,6 +128,11 @@ def shown(tag: str) -> str:
     return f"L2J0;EVIL{tag}⟨U+202E⟩⟨U+2066⟩⟨U+200B⟩z"
 
 
+def on_screen(*texts: str) -> Callable[[list[str]], bool]:
+    """A wait condition: every one of `texts` is on screen at once."""
+    return lambda lines: all(text in "\n".join(lines) for text in texts)
+
+
 def test_no_agent_field_reaches_the_terminal(tty: Start, home: Path) -> None:
     done = home / "turn-played"
     path = home / "hostile.json"
@@ -138,16 +143,18 @@ def test_no_agent_field_reaches_the_terminal(tty: Start, home: Path) -> None:
     assert shown("AGENT") in app.text() and shown("VERSION") in app.text(), app.dump()
     app.type("go")
     app.key("enter")
-    app.wait_for("ALLOW")  # the permission question: its title and options cleaned
-    screen = app.text()
+    # The permission question, its title and options cleaned: all of it drawn, not the first
+    # frame that shows part of it.
+    screen = "\n".join(app.wait_for(on_screen(shown("ALLOW"), shown("REJECT"), shown("ASK"))))
     for tag in ("ALLOW", "REJECT"):
         assert shown(tag) in screen, app.dump()
     assert f"Permission · ❯ {shown('ASK')}" in screen, app.dump()
     app.send("a")
     wait_until(done.exists, what="the turn to be played")
     app.wait_for("permission outcome: selected allow")
-    app.wait_for(shown("OUTPUT"))
-    screen = app.text()
+    tags = ("TITLE", "LOCATION", "DIFFPATH", "OUTPUT", "PLAN")
+    drawn = on_screen(*(shown(tag) for tag in tags), "EVILSIGNAL", "EVILMESSAGE", "CWD⟨U+202E⟩")
+    screen = "\n".join(app.wait_for(drawn))
     # The card of the escape-only title names its kind, never the id; the message's bidi
     # controls are named too (its invisible marks stay: prose).
     assert "EVILID" not in screen, app.dump()
