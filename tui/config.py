@@ -1,7 +1,8 @@
 """The app's configuration: what the CLI and the tests both build, one object for every switch.
 
-Test switches live here rather than in module globals a test patches (a pane's clock, the heap
-freeze), so a test states what it wants the way the CLI does. Light: no Textual, no SDK.
+Test switches live here rather than in module globals a test patches (a pane's clock and
+whose durations it shows, the heap freeze), so a test states what it wants the way the CLI
+does. Light: no Textual, no SDK.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ class AppConfig:
     # The clock terminal panes time their commands with; a snapshot test passes a fixed one
     # so a duration on screen does not depend on how fast the machine ran.
     clock: Callable[[], float] = field(default=time.monotonic, compare=False, repr=False)
+    # Whether a pane shows the duration the agent measured (`dsh.duration_ms`) rather than its
+    # own: a snapshot test turns it off with the fixed clock, since a real command's time
+    # varies from run to run.
+    agent_durations: bool = True
     # The agent the CLI started before importing the UI, or why it could not start
     # (tui/cli.py): taken by the first connection only; a retry starts a new one.
     started: AgentProcess | AgentFailed | None = field(default=None, compare=False, repr=False)

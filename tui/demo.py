@@ -158,6 +158,7 @@ class DemoApp(App[None]):
         theme: str = "textual-dark",
         clock: Callable[[], float] = time.monotonic,
         replay: bool = False,
+        agent_durations: bool = True,
     ) -> None:
         super().__init__()
         self.theme = theme
@@ -165,8 +166,15 @@ class DemoApp(App[None]):
         self._own_root = root is None
         self.root = root or Path(tempfile.mkdtemp(prefix="dsh-demo-"))
         self.log_dir = log_dir
-        # The switches panes read (their clock), as the app's own configuration carries them.
-        self.config = AppConfig(cwd=self.root, log_dir=log_dir, theme=theme, clock=clock)
+        # The switches panes read (their clock, whose durations they show), as the app's own
+        # configuration carries them.
+        self.config = AppConfig(
+            cwd=self.root,
+            log_dir=log_dir,
+            theme=theme,
+            clock=clock,
+            agent_durations=agent_durations,
+        )
 
     def compose(self) -> ComposeResult:
         yield Static(LEGEND, id="legend")

@@ -25,7 +25,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pytest
 
@@ -40,6 +40,17 @@ LIVE_WORKSPACE = Path("/tmp/dsh-tui-cards-workspace")
 SETTLE_TIMEOUT_S = 120.0
 """How long a session may take to play before the test fails rather than waits on."""
 FIXED_CLOCK = 0.0
+
+
+class PinnedTime(TypedDict):
+    """The configuration (tui/config.py) that keeps time off the screen: a fixed clock for
+    panes and terminals, and no duration as the agent measured it (that varies too)."""
+
+    clock: Callable[[], float]
+    agent_durations: bool
+
+
+PINNED_TIME: PinnedTime = {"clock": lambda: FIXED_CLOCK, "agent_durations": False}
 
 
 async def _wait_until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
@@ -123,9 +134,7 @@ class CardsFactory:
         goes; no agent runs, and the recording's files and commands are not touched or run."""
         from tui.replay.app import replay_app
 
-        app = replay_app(
-            Path(recording), speed=0, log_dir=self.logs, theme=theme, clock=lambda: FIXED_CLOCK
-        )
+        app = replay_app(Path(recording), speed=0, log_dir=self.logs, theme=theme, **PINNED_TIME)
         agent = app.replay.agent
 
         def played() -> bool:
@@ -151,9 +160,7 @@ class CardsFactory:
         if workspace == LIVE_WORKSPACE:
             shutil.rmtree(workspace, ignore_errors=True)
         workspace.mkdir(parents=True, exist_ok=True)
-        config = AppConfig(
-            command, workspace, terminal, self.logs, theme=theme, clock=lambda: FIXED_CLOCK
-        )
+        config = AppConfig(command, workspace, terminal, self.logs, theme=theme, **PINNED_TIME)
         app = DshApp(config)
         turns = _Turns()
         app.controller.add_observer(turns)
@@ -171,8 +178,6 @@ def pin_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
     import textual.constants
     from textual.widgets import Input, TextArea
 
-    import tui.widgets.tool_card
-
     for key in list(os.environ):
         if key == "NO_COLOR" or (
             key.startswith("TEXTUAL_") and not key.startswith("TEXTUAL_SNAPSHOT")
@@ -181,8 +186,6 @@ def pin_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
-    # A command's duration as the agent measured it varies; panes keep the fixed clock.
-    monkeypatch.setattr(tui.widgets.tool_card, "AGENT_DURATIONS", False)
 
 
 @pytest.fixture
@@ -193,4 +196,12 @@ def dsh_tui_cards(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CardsFacto
     return CardsFactory(tmp_path / "logs")
 
 
-__all__ = ["Cards", "CardsFactory", "dsh_tui_cards", "pin_rendering", "settle"]
+__all__ = [
+    "PINNED_TIME",
+    "Cards",
+    "CardsFactory",
+    "PinnedTime",
+    "dsh_tui_cards",
+    "pin_rendering",
+    "settle",
+]

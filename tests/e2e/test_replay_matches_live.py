@@ -17,7 +17,7 @@ from support import wait_until
 from tui.agent_log import new_agent_log
 from tui.app import AppConfig, DshApp
 from tui.launch import AgentProcess, LaunchSpec
-from tui.pytest_plugin import settle
+from tui.pytest_plugin import PINNED_TIME, settle
 from tui.replay.app import replay_app
 from tui.state import MessageEntry, NoticeEntry
 
@@ -43,7 +43,7 @@ async def test_replay_draws_the_live_transcript(tmp_path: Path, terminal: bool) 
             workspace,
             terminal,
             tmp_path,
-            clock=lambda: 0.0,
+            **PINNED_TIME,
             started=AgentProcess.start(spec),
         )
     )
@@ -57,7 +57,7 @@ async def test_replay_draws_the_live_transcript(tmp_path: Path, terminal: bool) 
         live_svg = live.export_screenshot()
         await live.action_quit()
 
-    replay = replay_app(recording, speed=0, log_dir=tmp_path, clock=lambda: 0.0)
+    replay = replay_app(recording, speed=0, log_dir=tmp_path, **PINNED_TIME)
     async with replay.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: replay.replay.agent.finished, 60)
         await wait_until(pilot, lambda: not replay.controller.turn_running)
@@ -87,7 +87,7 @@ async def record_and_replay(
         agent, workspace, new_agent_log(tmp_path), terminal, record=recording
     )
     config = AppConfig(
-        agent, workspace, terminal, tmp_path, clock=lambda: 0.0, started=AgentProcess.start(spec)
+        agent, workspace, terminal, tmp_path, **PINNED_TIME, started=AgentProcess.start(spec)
     )
     live = DshApp(config)
     async with live.run_test(size=SIZE) as pilot:
@@ -106,7 +106,7 @@ async def record_and_replay(
     shutil.rmtree(workspace)  # nothing the live session wrote is left for the replay to read
     if before_replay is not None:
         before_replay()
-    replay = replay_app(recording, speed=0, log_dir=tmp_path, clock=lambda: 0.0)
+    replay = replay_app(recording, speed=0, log_dir=tmp_path, **PINNED_TIME)
     async with replay.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: replay.replay.agent.finished, 60)
         await wait_until(pilot, lambda: not replay.controller.turn_running)

@@ -14,6 +14,7 @@ from scripted import SETTINGS
 import tui.app
 from support import SNAPSHOT_WORKSPACE, settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
+from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
 from tui.widgets.conversation import ConversationView
@@ -255,7 +256,7 @@ def test_spec_terminal(snap_compare: Any, snapshot_workspace: Path, tmp_path: Pa
         ]
     }
     # A fixed clock: the pane's duration is the same however loaded the machine is.
-    app = script_app(tmp_path, script, clock=lambda: 0.0)
+    app = script_app(tmp_path, script, **PINNED_TIME)
 
     async def run(pilot: Any) -> None:
         await prompt(app, pilot, "run it")

@@ -9,6 +9,7 @@ import pytest
 
 from support import settle_cards, wait_until
 from tui.demo import DemoApp, DemoSide
+from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
@@ -61,7 +62,7 @@ def test_demo_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, tmp_p
     for side in ("terminal-on", "terminal-off"):
         for stale in (DEMO_ROOT / side).glob("*"):
             stale.unlink()
-    app = DemoApp(root=DEMO_ROOT, log_dir=tmp_path, clock=lambda: 0.0)
+    app = DemoApp(root=DEMO_ROOT, log_dir=tmp_path, **PINNED_TIME)
 
     async def run(pilot: Any) -> None:
         await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)

@@ -15,6 +15,7 @@ import pytest
 
 from support import settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
+from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.messages import AgentMessage
@@ -46,7 +47,7 @@ def test_demo(
     terminal: bool,
 ) -> None:
     """Every card kind: plan, new file, two-hunk edit, read, exit 0 and 3, SIGTERM, long output."""
-    app = demo_app(snapshot_workspace, tmp_path, terminal, clock=lambda: 0.0)
+    app = demo_app(snapshot_workspace, tmp_path, terminal, **PINNED_TIME)
 
     async def run(pilot: Any) -> None:
         await play_demo(app, pilot)

@@ -12,6 +12,7 @@ import pytest
 
 from support import settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
+from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.conversation import ConversationView
 from tui.widgets.messages import AgentMessage
 from tui.widgets.prompt import PromptArea
@@ -23,7 +24,7 @@ AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
 def test_demo_at_120x40(
     snap_compare: Any, snapshot_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = DshApp(AppConfig(AGENT, snapshot_workspace, True, log_dir=tmp_path, clock=lambda: 0.0))
+    app = DshApp(AppConfig(AGENT, snapshot_workspace, True, log_dir=tmp_path, **PINNED_TIME))
     watch_turns(app)
 
     async def run(pilot: Any) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from support import SNAPSHOT_WORKSPACE, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
+from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.messages import AgentMessage
 from tui.widgets.prompt import PromptArea
 from tui.widgets.terminal_pane import TerminalPane
@@ -25,7 +26,7 @@ def script_app(tmp_path: Path, script: dict[str, Any]) -> DshApp:
     path = tmp_path / "script.json"
     path.write_text(json.dumps({"agent_name": "script-agent", **script}))
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
-    config = AppConfig(command, SNAPSHOT_WORKSPACE, log_dir=tmp_path, clock=lambda: 0.0)
+    config = AppConfig(command, SNAPSHOT_WORKSPACE, log_dir=tmp_path, **PINNED_TIME)
     return watch_turns(DshApp(config))
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tui.pytest_plugin import CardsFactory
+from tui.pytest_plugin import PINNED_TIME, CardsFactory
 
 RECORDINGS = Path(__file__).parents[2] / "tui" / "replay" / "recordings"
 
@@ -69,7 +69,7 @@ def test_stepping(snap_compare: Any, tmp_path: Path) -> None:
     from tui.replay.app import replay_app
 
     app = replay_app(
-        RECORDINGS / "demo-terminal-on.jsonl", step=True, log_dir=tmp_path, clock=lambda: 0.0
+        RECORDINGS / "demo-terminal-on.jsonl", step=True, log_dir=tmp_path, **PINNED_TIME
     )
 
     async def run(pilot: Any) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from support import wait_until
 from tui.app import AppConfig, DshApp
+from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.messages import AgentMessage
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.plan import PlanView
@@ -26,7 +27,7 @@ def test_permission_and_plan_at_80x24(
 ) -> None:
     """The plan is one line, `▸ plan 0/6 · ● Read the code`; the panel shows the command and
     `a allow · A always · r reject · esc cancel` on one row; the transcript keeps the rest."""
-    app = DshApp(AppConfig(AGENT, snapshot_workspace, log_dir=tmp_path, clock=lambda: 0.0))
+    app = DshApp(AppConfig(AGENT, snapshot_workspace, log_dir=tmp_path, **PINNED_TIME))
 
     async def run(pilot: Any) -> None:
         # The second prompt waits in the queue until the plan's turn is over.

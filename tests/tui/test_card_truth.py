@@ -24,7 +24,6 @@ from acp.schema import (
 )
 from textual.app import App, ComposeResult
 
-import tui.widgets.tool_card
 from tui.config import AppConfig
 from tui.state import Change, Conversation
 from tui.widgets.conversation import ConversationView
@@ -105,10 +104,8 @@ class Host(App[None]):
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    value = Clock()
-    monkeypatch.setattr(tui.widgets.tool_card, "AGENT_DURATIONS", True)
-    return value
+def clock() -> Clock:
+    return Clock()
 
 
 def header(card: ToolCard) -> str:

@@ -113,6 +113,7 @@ def replay_app(
     log_dir: Path | None = None,
     theme: str = "textual-dark",
     clock: Callable[[], float] = time.monotonic,
+    agent_durations: bool = True,
 ) -> ReplayApp:
     """The client set up as the recording's session was. Raises OSError for an unreadable
     file."""
@@ -126,6 +127,7 @@ def replay_app(
         theme=theme,
         resume=recorded_resume(replay.recording),
         clock=clock,
+        agent_durations=agent_durations,
         started=replay,
     )
     return ReplayApp(config, replay)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tui.state import ToolCallEntry
     from tui.terminals import TerminalManager
 
-__all__ = ["make_pane", "pane_clock", "sync_pane", "terminal_source"]
+__all__ = ["make_pane", "pane_agent_durations", "pane_clock", "sync_pane", "terminal_source"]
 
 
 def pane_clock(app: App[object]) -> Callable[[], float]:
@@ -31,6 +31,12 @@ def pane_clock(app: App[object]) -> Callable[[], float]:
     config = getattr(app, "config", None)
     clock = getattr(config, "clock", None)
     return clock if callable(clock) else time.monotonic
+
+
+def pane_agent_durations(app: App[object]) -> bool:
+    """Whether panes show the agent's measured durations: the app configuration's switch
+    (tui/config.py), on in an app without one."""
+    return bool(getattr(getattr(app, "config", None), "agent_durations", True))
 
 
 def terminal_source(

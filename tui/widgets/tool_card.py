@@ -26,7 +26,7 @@ from tui.widgets.card_body import Segment, body_segments, is_inline
 from tui.widgets.card_body import raw_json as raw_json  # re-exported for permission.py
 from tui.widgets.card_header import KIND_ICONS as KIND_ICONS  # re-exported for permission.py
 from tui.widgets.card_header import header_text, shown_status
-from tui.widgets.card_terminal import make_pane, pane_clock, sync_pane
+from tui.widgets.card_terminal import make_pane, pane_agent_durations, pane_clock, sync_pane
 from tui.widgets.card_text import CardMarkdown, card_markdown
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
@@ -34,9 +34,6 @@ from tui.widgets.terminal_pane import TerminalPane
 log = logging.getLogger(__name__)
 
 DIFF_MAX_ROWS = 24
-# Whether a pane shows the duration the agent measured (`dsh.duration_ms`) rather than its own;
-# snapshot tests turn it off, since a real command's time varies from run to run.
-AGENT_DURATIONS = True
 
 
 class _TextScroll(VerticalScroll):
@@ -348,7 +345,7 @@ class ToolCard(Widget):
             self.cwd,
             self.terminals,
             clock=pane_clock(self.app),
-            agent_durations=AGENT_DURATIONS,
+            agent_durations=pane_agent_durations(self.app),
         )
 
     def _set_header(self) -> bool:
