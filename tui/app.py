@@ -75,6 +75,8 @@ class DshApp(App[None]):
         # (cancel), the session's settings, quit, then the capabilities view, which an 80-column
         # footer may cut. `check_action` leaves out what would do nothing now.
         Binding("escape", "cancel_turn", "Cancel turn"),
+        # The same key when only a `!` command runs: no turn to cancel, so it says what it does.
+        Binding("escape", "stop_commands", "Stop command"),
         Binding("shift+tab", "next_mode", "Mode", priority=True),
         Binding("ctrl+l", "pick_model", "Model"),
         Binding("ctrl+r", "resume", "Resume"),
@@ -329,9 +331,9 @@ class DshApp(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that would do nothing are left out of the footer (and do nothing): Esc with no
-        turn to cancel, Shift+Tab and Ctrl+L when the agent offers no modes or models, Ctrl+R
-        with an agent that cannot load sessions, and on the failure screen everything but its
-        own keys and quit."""
+        turn to cancel (it stops a `!` command when only that runs), Shift+Tab and Ctrl+L when
+        the agent offers no modes or models, Ctrl+R with an agent that cannot load sessions,
+        and on the failure screen everything but its own keys and quit."""
         if action == "quit" or action == "help":
             return True
         if isinstance(self.screen, AgentFailedScreen):
@@ -340,8 +342,9 @@ class DshApp(App[None]):
         if action == "complete_command":
             return prompt_input.can_complete(self)
         if action == "cancel_turn":
-            waiting = controller.queued or controller.permissions or controller.shells.running
-            return controller.turn_running or bool(waiting)
+            return controller.turn_running or bool(controller.queued or controller.permissions)
+        if action == "stop_commands":
+            return bool(controller.shells.running) and not self.check_action("cancel_turn", ())
         if action == "next_mode":
             return switcher.offers_modes(self)
         if action == "pick_model":
@@ -418,6 +421,10 @@ class DshApp(App[None]):
         """Cancel the turn; prompts queued behind it come back to the prompt, unsent."""
         self.take_back_all_queued()
         await self.controller.cancel_turn()
+
+    async def action_stop_commands(self) -> None:
+        """Stop the `!` commands that run (their cards say how they ended)."""
+        await self.controller.shells.stop_all()
 
     async def action_quit(self) -> None:
         """Quit only once the agent is reaped: no leftover process, no closed-loop warnings."""

@@ -61,6 +61,6 @@ def test_esc_kills_a_running_bang_command(tty: Start, home: Path) -> None:
     app.type("!sleep 30")
     app.key("enter")
     app.wait_for("! sleep 30")
-    app.wait_for("Cancel turn")  # the footer offers Esc while it runs
+    app.wait_for("esc Stop command")  # the footer offers Esc while it runs, and says what it does
     app.key("escape")
     app.wait_for("killed by")
