@@ -68,13 +68,15 @@ class DemoSide(Vertical):
         workspace: Path,
         log_dir: Path | None,
         replay: ReplayProcess | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
         self.terminal = terminal
         self.replay = replay  # `demo --replay`: a bundled recording in place of the agent
         self.workspace = workspace
         self.log_dir = log_dir
-        self.controller = SessionController(self)
+        # Client terminals are timed with the app's clock, as in the app itself.
+        self.controller = SessionController(self, clock=clock)
         self.turn_done = False
         self.border_title = "terminal on" if terminal else "terminal off → console fallback"
         self.strip = Static(strip_text(terminal, "connecting…", []), classes="strip")
@@ -183,11 +185,13 @@ class DemoApp(App[None]):
                 if self.replay:
                     recording = RECORDINGS / f"demo-{name}.jsonl"
                     replay = ReplayProcess.open(recording, new_agent_log(self.log_dir))
-                    yield DemoSide(terminal, replay.spec.cwd, self.log_dir, replay)
+                    yield DemoSide(
+                        terminal, replay.spec.cwd, self.log_dir, replay, self.config.clock
+                    )
                     continue
                 workspace = self.root / name
                 workspace.mkdir(parents=True, exist_ok=True)
-                yield DemoSide(terminal, workspace, self.log_dir)
+                yield DemoSide(terminal, workspace, self.log_dir, clock=self.config.clock)
         yield Footer()
 
     @property
