@@ -63,6 +63,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 LINES = 125_000  # x 85 characters: about 10.5 MB, as in the anchor
+PTY_TARGET = 1.5  # `--process`: the pty's time to the pane, at most this times the pipe's
 
 
 def make_text(kind: str) -> str:
@@ -428,6 +429,10 @@ def process_figures(runs: int) -> None:
         wall = medians[True]["wall_s"] / medians[False]["wall_s"]
         cpu = medians[True]["cpu_s"] / medians[False]["cpu_s"]
         print(f"  pty / pipe: wall x{wall:.2f}, cpu x{cpu:.2f}")
+        if figures is pane:
+            verdict = "within" if wall <= PTY_TARGET else "OVER"
+            print(f"  verdict: pty {verdict} the issue's x{PTY_TARGET} of the pipe (x{wall:.2f})")
+    print("load average after: " + " ".join(f"{load:.2f}" for load in os.getloadavg()))
 
 
 def main() -> None:

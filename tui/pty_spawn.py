@@ -25,8 +25,12 @@ Output does not come straight from the master: a relay process (`cat`, in a sess
 own) copies it into a pipe of 1 MB, which this process reads. A pty holds only about 18 KB
 before the command's writes block and gives at most 4 KiB a read, so read directly, a command
 stops whenever the pane is busy parsing, and 10 MB reached the pane 1.8-3.7x slower than on a
-pipe; with the relay the command writes on while the pane parses, and it is 0.6-1.9x, the top
-of that range where the kernel's pty is the slower part (bench/bench_terminal.py --process).
+pipe; with the relay the command writes on while the pane parses. The relay writes in the
+pty's 4 KiB pieces, so this process does not read the pipe as it fills: after each read that
+empties it, reading pauses for up to 8 ms (`_MasterReader`), and the next reads take what
+gathered meanwhile. A 10 MB burst is then about 50 reads and 15 hand-overs instead of 1,500
+reads and 200 hand-overs, which is most of the CPU the pty cost the app over the pipe
+(bench/bench_terminal.py --process).
 The output ends when the master reads EIO (every slave descriptor is closed: the command and
 its children are gone), the relay exits, and the pipe reads EOF; closing the reader on purpose
 kills the relay.
@@ -68,7 +72,14 @@ PTY_ENVIRONMENT: Mapping[str, str] = {"TERM": "xterm-256color", "PAGER": "cat", 
 
 _CAT = shutil.which("cat") or "/bin/cat"
 _F_SETPIPE_SZ = 1031  # Linux; elsewhere the relay's pipe keeps its default size
+_F_GETPIPE_SZ = 1032
 _RELAY_PIPE_BYTES = 1024 * 1024  # the default /proc/sys/fs/pipe-max-size
+_READ_SIZE = 256 * 1024  # asyncio's read size for a pipe, when its transport does not say
+# The reader pauses so long that the relay's pipe holds what a pty delivers meanwhile
+# (68-85 MB/s measured, bench/bench_terminal.py --process) with room to spare...
+_PAUSE_RATE_BYTES_S = 128e6
+# ...and at most about a frame: a stream is shown as it comes.
+_MAX_PAUSE_S = 1 / 120
 _LOCAL_OFF = termios.ECHO | termios.ECHOCTL | termios.ICANON | termios.ISIG | termios.IEXTEN
 _LOCAL_OFF |= termios.ECHOE | termios.ECHOK | termios.ECHONL
 
@@ -104,46 +115,71 @@ class _Relay(asyncio.SubprocessProtocol):
 
 
 class _MasterReader(asyncio.Protocol):
-    """Feeds what the relay's pipe reads to the terminal, a batch at a time.
+    """Feeds what the relay's pipe holds to the terminal, a pipeful at a time.
 
-    When the relay keeps up, it writes what a pty master gives, at most 4 KiB a read (the
-    line discipline's buffer): handed on one by one, a 10 MB burst is 2,600 decodes and pane
-    updates where a pipe makes 160. So reads are gathered for up to `BATCH_DELAY`, and at most
-    `BATCH_BYTES` (the most a pane parses at once rather than in its worker), and handed on
-    together; output still reaches the pane well within a frame.
+    The relay writes what a pty master gives, at most 4 KiB a read (the line discipline's
+    buffer). Read as it comes, a 10 MB burst woke the event loop about 2,600 times for a
+    read and a decode each, which cost the app more CPU than the pipe version's 160 reads
+    and was the bulk of the pty's extra time to the pane. So after a read that drained the
+    pipe and was handed on, reading pauses for `pause_s` while the relay fills the pipe
+    (the command never waits: the pipe holds more than a pty delivers in that time), and
+    the next reads take all of it. A read after a quiet spell is handed on at once, so an
+    `echo` shows without waiting; a stream is handed on at most once per `pause_s`.
     """
 
-    BATCH_DELAY = 0.004
-    BATCH_BYTES = 64 * 1024
-
     def __init__(
-        self, term: TerminalProcess, relay: asyncio.SubprocessTransport, relay_exited: _Relay
+        self,
+        term: TerminalProcess,
+        relay: asyncio.SubprocessTransport,
+        relay_exited: _Relay,
+        pause_s: float,
     ) -> None:
         self.term = term
         self.relay = relay
         self.relay_exited = relay_exited
+        self.pause_s = pause_s
+        self.transport: asyncio.ReadTransport | None = None
+        # asyncio reads at most this much per read: a full read leaves more in the pipe.
+        self.read_size = _READ_SIZE
         self.ending: asyncio.Task[None] | None = None
         self.at_eof = False
         self.pending: list[bytes] = []
-        self.pending_bytes = 0
-        self.timer: asyncio.TimerHandle | None = None
+        self.flush_timer: asyncio.TimerHandle | None = None
+        self.resume_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.ReadTransport)
+        self.transport = transport
+        self.read_size = getattr(transport, "max_size", _READ_SIZE)
 
     def data_received(self, data: bytes) -> None:
-        if self.pending_bytes + len(data) > self.BATCH_BYTES:
-            self.hand_on()
         self.pending.append(data)
-        self.pending_bytes += len(data)
-        if self.timer is None:
-            self.timer = asyncio.get_running_loop().call_later(self.BATCH_DELAY, self.hand_on)
+        if len(data) >= self.read_size:
+            # The pipe may hold more: read on (the next loop iteration) and hand it all on
+            # together, or after `pause_s` at the latest if nothing more comes.
+            if self.flush_timer is None:
+                loop = asyncio.get_running_loop()
+                self.flush_timer = loop.call_later(self.pause_s, self.hand_on)
+            return
+        self.hand_on()
+        transport = self.transport
+        if self.resume_timer is None and transport is not None and not transport.is_closing():
+            transport.pause_reading()
+            loop = asyncio.get_running_loop()
+            self.resume_timer = loop.call_later(self.pause_s, self.resume)
+
+    def resume(self) -> None:
+        self.resume_timer = None
+        if self.transport is not None:
+            self.transport.resume_reading()  # nothing happens once it is closing
 
     def hand_on(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        if self.flush_timer is not None:
+            self.flush_timer.cancel()
+            self.flush_timer = None
         if self.pending:
-            data = b"".join(self.pending)
+            data = self.pending[0] if len(self.pending) == 1 else b"".join(self.pending)
             self.pending.clear()
-            self.pending_bytes = 0
             self.term.append(data)
 
     def eof_received(self) -> bool:
@@ -155,6 +191,9 @@ class _MasterReader(asyncio.Protocol):
         # this reader was closed on purpose (then the relay is killed): the output ends once
         # the relay is reaped.
         self.hand_on()
+        if self.resume_timer is not None:
+            self.resume_timer.cancel()
+            self.resume_timer = None
         if not self.at_eof and not self.relay_exited.exited.is_set():
             # Only kill a relay that still runs: closing the transport of one that just
             # exited would reap it behind asyncio's child watcher.
@@ -206,6 +245,7 @@ async def _start_relay(
     try:
         with contextlib.suppress(OSError):
             fcntl.fcntl(write_end, _F_SETPIPE_SZ, _RELAY_PIPE_BYTES)
+        pause_s = _reader_pause(write_end)
         relay, exited = await loop.subprocess_exec(
             _Relay,
             _CAT,
@@ -220,6 +260,16 @@ async def _start_relay(
     finally:
         os.close(write_end)
     reader, _ = await loop.connect_read_pipe(
-        lambda: _MasterReader(term, relay, exited), os.fdopen(read_end, "rb", buffering=0)
+        lambda: _MasterReader(term, relay, exited, pause_s), os.fdopen(read_end, "rb", buffering=0)
     )
     return reader
+
+
+def _reader_pause(pipe: int) -> float:
+    """How long the reader may pause: as long as `pipe` holds what a pty delivers in that
+    time, and at most `_MAX_PAUSE_S`."""
+    try:
+        size = fcntl.fcntl(pipe, _F_GETPIPE_SZ)
+    except OSError:
+        size = 65536  # Linux's default
+    return min(_MAX_PAUSE_S, size / _PAUSE_RATE_BYTES_S)
