@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import fcntl
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 
+from parallel import group_fixed_paths, worker_count
+from snapshot_rows import failed_snapshot_lines
 from support import SNAPSHOT_WORKSPACE, SNAPSHOT_WORKSPACE_LOCK
 from tui.pytest_plugin import pin_rendering
 
@@ -40,3 +42,28 @@ def snapshot_workspace() -> Iterator[Path]:
             if child.is_file():
                 child.unlink()
         yield SNAPSHOT_WORKSPACE
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> Generator[None]:
+    """After every other summary, just above pytest's last line (all a CI log's tail may
+    show): the rows of each failed snapshot that differ, as text."""
+    yield
+    lines = failed_snapshot_lines(getattr(config, "_textual_snapshots", None) or [])
+    if lines:
+        terminalreporter.section("snapshot rows that differ (expected, actual)")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    return worker_count(config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Before xdist reads the groups off the items (it does so in this hook too)."""
+    group_fixed_paths(items)
