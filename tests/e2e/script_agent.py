@@ -10,6 +10,8 @@ list k (the last list repeats). Actions:
   {"terminal": {"command": str, "args": [...]?, "toolCallId": str?}}  create, embed, wait, release
   {"read": {"path": str, "line"?: int, "limit"?: int}} / {"write": {"path": str, "content": str}}
   {"sleep": seconds}  {"exit": code}  {"stop": reason}
+  {"wait_file": path}  hold the turn until the file exists (or the turn is cancelled): a test
+      says when a turn may end, instead of racing a sleep
   {"stream": {"count": N, "text": "w{i} ", "pace"?: seconds, "batch"?: k}}  N message chunks
       (text formatted with the chunk index i), sleeping `pace` after every `batch` of them
   {"big": {"bytes": N, "text"?: str}}  one message chunk of N characters (`text` repeated)
@@ -22,7 +24,8 @@ Terminal options: "report": "exit" says only the exit status and output size (no
 (never waiting, killing nor releasing it, as some agents do after a cancel).
 Script option "embeddedContext": true advertises promptCapabilities.embeddedContext (off by
 default, as in the spec). Script option "delays": {"initialize"?: s, "new_session"?: s}
-answers those requests late, for tests of what the client does before a session exists.
+answers those requests late (s seconds, or once the file named by s exists), for tests of what
+the client does before a session exists.
 Script option "load": [UPDATE, ...] advertises loadSession and replays those raw updates on
 session/load. "modeMessage": text with {mode} is what session/set_mode says as a message
 (default "mode set: {mode}"); "sessionExtra": {...} is merged into the session/new result
@@ -103,9 +106,12 @@ class ScriptAgent:
         return {}
 
     async def delay(self, request: str) -> None:
-        seconds = self.script.get("delays", {}).get(request, 0)
-        if seconds:
-            await asyncio.sleep(seconds)
+        wait = self.script.get("delays", {}).get(request, 0)
+        if isinstance(wait, str):  # a file: answer once the test has created it
+            while not os.path.exists(wait):
+                await asyncio.sleep(0.02)
+        elif wait:
+            await asyncio.sleep(wait)
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
         await self.delay("initialize")
@@ -255,6 +261,10 @@ class ScriptAgent:
         elif "sleep" in action:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.cancelled.wait(), action["sleep"])
+        elif "wait_file" in action:
+            while not os.path.exists(action["wait_file"]) and not self.cancelled.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.cancelled.wait(), 0.02)
         elif "stream" in action:
             spec = action["stream"]
             pace, batch = spec.get("pace", 0), max(1, spec.get("batch", 1))

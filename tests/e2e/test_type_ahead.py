@@ -70,7 +70,9 @@ def chunk(text: str) -> dict[str, Any]:
 
 
 async def test_a_prompt_sent_during_a_turn_waits_and_follows_it(tmp_path: Path) -> None:
-    script = {"prompts": [[{"sleep": 1.0}, chunk("done one")], [chunk("done two")]]}
+    release = tmp_path / "release"  # the first turn lasts until "two" is queued
+    first = [{"wait_file": str(release)}, chunk("done one")]
+    script = {"prompts": [first, [chunk("done two")]]}
     app = app_for(tmp_path, script_command(tmp_path, script))
     watch_turns(app)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -79,6 +81,7 @@ async def test_a_prompt_sent_during_a_turn_waits_and_follows_it(tmp_path: Path) 
         await wait_until(pilot, lambda: app.controller.turn_running)
         await pilot.press("t", "w", "o", "enter")
         assert "two" in queue_text(app)
+        release.touch()
         await wait_until(pilot, lambda: user_texts(app) == ["one"])
         await wait_until(pilot, lambda: turns_ended(app) == 2)
         await wait_until(pilot, lambda: user_texts(app) == ["one", "two"])

@@ -18,6 +18,7 @@ import re
 import select
 import signal
 import sys
+import termios
 import threading
 import time
 from collections import Counter
@@ -577,6 +578,15 @@ class TtyApp:
         with self.lock:
             self.screen.resize(lines=rows, columns=columns)
         self.process.setwinsize(rows, columns)
+
+    def cooked(self) -> bool:
+        """Whether the pty is still in cooked mode (line editing on): the app has not yet
+        taken it over, so what is typed now is echoed and CR becomes NL."""
+        try:
+            lflag = termios.tcgetattr(self.process.fd)[3]
+        except termios.error:
+            return False
+        return bool(lflag & termios.ICANON)
 
     # -- reading the screen
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness import TtyApp, header_ready, script_agent_command
+from harness import TtyApp, header_ready, script_agent_command, wait_until
 
 Start = Callable[..., TtyApp]
 
@@ -59,7 +59,9 @@ def test_a_prompt_and_its_enter_typed_before_the_first_frame_are_sent(
     """Typed and sent while the process is still importing: no echo over the screen, and the
     Enter arrives as Enter (not as the Ctrl+J a cooked terminal would make of it)."""
     app = tty(script(home, [[{"echo": "agent got: "}]]))
-    time.sleep(0.15)  # the interpreter is running, Textual is not up yet
+    # Once the app has taken the terminal out of cooked mode, which it does before it imports
+    # Textual: keys typed earlier were already turned into what a cooked terminal makes of them.
+    wait_until(lambda: not app.cooked(), 30, "the terminal out of cooked mode")
     app.type("sent early")
     app.key("enter")
     assert app.sequences()["CSI ?1049h"] == 0, "the first frame came before the keys"
@@ -67,20 +69,29 @@ def test_a_prompt_and_its_enter_typed_before_the_first_frame_are_sent(
 
 
 def test_enter_before_the_session_is_ready_queues_the_prompt(tty: Start, home: Path) -> None:
-    """session/new answers after 4 s: the prompt shows as queued, then is sent."""
-    app = tty(script(home, [[{"echo": "agent got: "}]], delays={"new_session": 4}))
+    """session/new answers only once the prompt showed as queued; then it is sent."""
+    ready = home / "session-ready"
+    app = tty(script(home, [[{"echo": "agent got: "}]], delays={"new_session": str(ready)}))
     app.wait_for(lambda lines: app.sequences()["CSI ?1049h"] > 0, 30, "the first frame")
     app.type("hello early")
     time.sleep(0.2)
     app.key("enter")
     app.wait_for(queued_with("hello early"), timeout=10, message="'queued' and the prompt")
+    ready.touch()
     app.wait_for("agent got: hello early", timeout=30)
     app.wait_gone(says_queued, timeout=10)
 
 
+def release_file(home: Path) -> Path:
+    """Touched by a test when the long first turn may end."""
+    return home / "release"
+
+
 def long_turn(home: Path) -> list[str]:
-    """Turn 1 says it started, runs 3 s (cancellable), says it ended; later turns echo."""
-    first = [say("turn one started"), {"sleep": 3}, say("\n\nturn one over")]
+    """Turn 1 says it started, runs until `release_file` exists (or is cancelled), says it
+    ended; later turns echo."""
+    hold = {"wait_file": str(release_file(home))}
+    first = [say("turn one started"), hold, say("\n\nturn one over")]
     return script(home, [first, [{"echo": "agent got: "}]])
 
 
@@ -99,8 +110,9 @@ def test_prompt_typed_during_a_turn_is_queued_then_sent(tty: Start, home: Path) 
     app.type("second prompt")
     time.sleep(0.1)
     app.key("enter")
-    app.wait_for(queued_with("second prompt"), timeout=3, message="'queued' and the prompt")
+    app.wait_for(queued_with("second prompt"), timeout=10, message="'queued' and the prompt")
     assert not any("turn one over" in line for line in app.display()), "the turn ended too soon"
+    release_file(home).touch()
     app.wait_for("agent got: second prompt", timeout=30)
     app.wait_gone(says_queued, timeout=10)
 
@@ -110,12 +122,13 @@ def test_up_on_the_empty_prompt_takes_the_queued_prompt_back(tty: Start, home: P
     app.type("draft")
     time.sleep(0.1)
     app.key("enter")
-    app.wait_for(queued_with("draft"), timeout=3, message="'queued' and the prompt")
+    app.wait_for(queued_with("draft"), timeout=10, message="'queued' and the prompt")
     app.key("up")
     app.wait_gone(says_queued, timeout=5)
     app.type(" edited")
     app.wait_for("draft edited", timeout=5)
     # It is back in the prompt, not sent when the turn ends.
+    release_file(home).touch()
     app.wait_for("turn one over", timeout=30)
     time.sleep(1.0)
     assert not any("agent got:" in line for line in app.display()), app.dump()
@@ -126,7 +139,7 @@ def test_escape_cancels_the_turn_and_returns_queued_prompts(tty: Start, home: Pa
     app.type("later one")
     time.sleep(0.1)
     app.key("enter")
-    app.wait_for(queued_with("later one"), timeout=3, message="'queued' and the prompt")
+    app.wait_for(queued_with("later one"), timeout=10, message="'queued' and the prompt")
     app.key("escape")
     app.wait_gone(says_queued, timeout=10)
     app.wait_for("later one", timeout=5)
