@@ -12,8 +12,9 @@ list k (the last list repeats). Actions:
   {"sleep": seconds}  {"exit": code}  {"stop": reason}
   {"wait_file": path}  hold the turn until the file exists (or the turn is cancelled): a test
       says when a turn may end, instead of racing a sleep
-  {"stream": {"count": N, "text": "w{i} ", "pace"?: seconds, "batch"?: k}}  N message chunks
-      (text formatted with the chunk index i), sleeping `pace` after every `batch` of them
+  {"stream": {"count": N, "text": "w{i} ", "pace"?: seconds, "batch"?: k, "start"?: i0}}
+      N message chunks (text formatted with the chunk index i, from i0 or 0), sleeping `pace`
+      after every `batch` of them
   {"big": {"bytes": N, "text"?: str}}  one message chunk of N characters (`text` repeated)
   {"echo": prefix}  a message: prefix followed by the prompt's text
   {"touch": path}   create the file: tells a test that every action before it was sent
@@ -268,11 +269,12 @@ class ScriptAgent:
         elif "stream" in action:
             spec = action["stream"]
             pace, batch = spec.get("pace", 0), max(1, spec.get("batch", 1))
-            for i in range(spec["count"]):
+            start = spec.get("start", 0)
+            for i in range(start, start + spec["count"]):
                 if self.cancelled.is_set():
                     return "cancelled"
                 await self.say(sid, spec["text"].format(i=i))
-                if pace and (i + 1) % batch == 0:
+                if pace and (i + 1 - start) % batch == 0:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.cancelled.wait(), pace)
         elif "big" in action:

@@ -44,6 +44,21 @@ def word_stream(count: int, marker: str, pace: float, batch: int) -> list[dict[s
     ]
 
 
+def held_word_stream(
+    first: int, rest: int, marker: str, pace: float, batch: int, release: Path
+) -> list[dict[str, Any]]:
+    """`word_stream` of `first + rest` words that stops after the first `first` until the
+    file `release` exists: a test scrolls or resizes while the stream is certainly not over,
+    then lets the rest stream in."""
+    words = {"text": "w{i:04d} ", "pace": pace, "batch": batch}
+    return [
+        {"stream": {**words, "count": first}},
+        {"wait_file": str(release)},
+        {"stream": {**words, "count": rest, "start": first}},
+        text(f"\n\n{marker}"),
+    ]
+
+
 def tool_calls(calls: int, updates_per_call: int, marker: str) -> list[dict[str, Any]]:
     """A burst of `calls` read cards, each updated `updates_per_call` times; the last update
     of the last card carries `marker` as its text content."""
