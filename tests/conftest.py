@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import fcntl
+import shutil
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -10,7 +10,7 @@ import pytest
 
 from parallel import group_fixed_paths, worker_count
 from snapshot_rows import failed_snapshot_lines
-from support import SNAPSHOT_WORKSPACE, SNAPSHOT_WORKSPACE_LOCK
+from support import SNAPSHOT_WORKSPACE, holding
 from tui.pytest_plugin import pin_rendering
 
 
@@ -30,18 +30,14 @@ def private_session_dir(
 
 @pytest.fixture
 def snapshot_workspace() -> Iterator[Path]:
-    """The fixed workspace snapshots show, emptied of files and held by this test alone.
+    """The fixed workspace snapshots show, empty and held by this test alone (`holding`).
 
-    The path is on screen, so it cannot be per run; test processes running at once take
-    turns through a lock beside it instead of writing each other's files.
-    """
-    with SNAPSHOT_WORKSPACE_LOCK.open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        SNAPSHOT_WORKSPACE.mkdir(parents=True, exist_ok=True)
-        for child in SNAPSHOT_WORKSPACE.iterdir():
-            if child.is_file():
-                child.unlink()
-        yield SNAPSHOT_WORKSPACE
+    Its users also run one after another on one xdist worker (tests/parallel.py), so they
+    do not wait on each other's lock."""
+    with holding(SNAPSHOT_WORKSPACE) as workspace:
+        shutil.rmtree(workspace, ignore_errors=True)
+        workspace.mkdir(parents=True)
+        yield workspace
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

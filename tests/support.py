@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import shlex
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,7 +17,16 @@ T = TypeVar("T")
 AGENT_COMMAND = shlex.join([sys.executable, "-m", "agent.cli"])
 # A fixed workspace path keeps snapshots free of temporary directory names.
 SNAPSHOT_WORKSPACE = Path("/tmp/dsh-snapshot-workspace")
-SNAPSHOT_WORKSPACE_LOCK = Path("/tmp/dsh-snapshot-workspace.lock")
+
+
+@contextlib.contextmanager
+def holding(path: Path) -> Iterator[Path]:
+    """Hold a fixed path (one that is on screen, so it cannot be per run) alone: test
+    processes running at once (xdist workers, two sessions) take turns through a lock file
+    beside it instead of writing each other's files."""
+    with path.with_name(path.name + ".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield path
 
 
 async def wait_until(pilot: Any, predicate: Callable[[], bool], timeout: float = 20.0) -> None:

@@ -8,13 +8,14 @@ import re
 import shlex
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from snapshot_rows import screen_differences
-from support import wait_until
+from support import holding, wait_until
 from tui.agent_log import new_agent_log
 from tui.app import AppConfig, DshApp
 from tui.launch import AgentProcess, LaunchSpec
@@ -27,6 +28,13 @@ SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
 WORKSPACE = Path("/tmp/dsh-replay-workspace")
 SIZE = (100, 230)
 DURATION = re.compile(r"\d+\.\d&#160;s")
+
+
+@pytest.fixture(autouse=True)
+def fixed_workspace() -> Iterator[Path]:
+    """WORKSPACE (its path is recorded and drawn), held by one test at a time."""
+    with holding(WORKSPACE) as workspace:
+        yield workspace
 
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal-on", "terminal-off"])

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support import settle_cards, wait_until
+from support import holding, settle_cards, wait_until
 from tui.demo import DemoApp, DemoSide
 from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.conversation import ConversationView
@@ -57,7 +58,16 @@ async def test_demo_plays_both_sides(tmp_path: Path) -> None:
         await app.action_quit()
 
 
-def test_demo_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+@pytest.fixture
+def demo_root() -> Iterator[Path]:
+    """DEMO_ROOT (its path is on screen), held by this test alone (see support.holding)."""
+    with holding(DEMO_ROOT) as root:
+        yield root
+
+
+def test_demo_snapshot(
+    snap_compare: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, demo_root: Path
+) -> None:
     """Both sides after the scenario: panes on the left, console fallback on the right."""
     for side in ("terminal-on", "terminal-off"):
         for stale in (DEMO_ROOT / side).glob("*"):

@@ -6,12 +6,14 @@ from __future__ import annotations
 import importlib.metadata
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tui.pytest_plugin import PINNED_TIME, CardsFactory
+from support import holding
+from tui.pytest_plugin import LIVE_WORKSPACE, PINNED_TIME, CardsFactory
 
 RECORDINGS = Path(__file__).parents[2] / "tui" / "replay" / "recordings"
 
@@ -47,7 +49,14 @@ def test_the_plugin_imports_no_textual() -> None:
     assert out.stdout.strip() == "[]"
 
 
-async def test_live_cards(dsh_tui_cards: CardsFactory) -> None:
+@pytest.fixture
+def live_workspace() -> Iterator[Path]:
+    """The plugin's fixed LIVE_WORKSPACE, held by this test alone (see support.holding)."""
+    with holding(LIVE_WORKSPACE) as workspace:
+        yield workspace
+
+
+async def test_live_cards(dsh_tui_cards: CardsFactory, live_workspace: Path) -> None:
     """`live` plays the prompts against a real agent process to their end."""
     from tui.widgets.tool_card import ToolCard
 
