@@ -24,8 +24,13 @@ def deterministic_ui(monkeypatch: pytest.MonkeyPatch) -> None:
 def private_session_dir(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Agents started by tests keep their session logs out of the user's data directory."""
+    """Agents started by tests keep their session logs out of the user's data directory, and
+    the app and agents its state (prompt history), data and config: a test neither reads the
+    developer's (a configured model, an old prompt under Up) nor writes into them."""
     monkeypatch.setenv("DSH_SESSION_DIR", str(tmp_path_factory.mktemp("sessions")))
+    home = tmp_path_factory.mktemp("xdg")
+    for variable in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.setenv(variable, str(home / variable.lower()))
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+import tui.widgets.permission
+import tui.widgets.prompt
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.messages import AgentMessage
@@ -75,10 +77,28 @@ def replies(app: DshApp) -> str:
     return "\n".join(message.source for message in app.query(AgentMessage))
 
 
-async def test_letters_typed_as_a_question_appears_stay_in_the_prompt(tmp_path: Path) -> None:
+class TypingClock:
+    """The clock the type-ahead rule reads (the prompt's last key, the question's pause), so
+    a person's pace is a person's pace however busy the machine: 0.1 s a key, only when
+    a key is typed."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+async def test_letters_typed_as_a_question_appears_stay_in_the_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = TypingClock()
+    monkeypatch.setattr(tui.widgets.prompt, "time", clock)
+    monkeypatch.setattr(tui.widgets.permission, "time", clock)
     permission = {"permission": {"toolCall": call("edit"), "options": OPTIONS}}
+    release = tmp_path / "release"  # the question is asked once the typing has begun
     path = tmp_path / "script.json"
-    path.write_text(json.dumps({"prompts": [[{"sleep": 0.4}, permission]]}))
+    path.write_text(json.dumps({"prompts": [[{"wait_file": str(release)}, permission]]}))
     command = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
     app = DshApp(AppConfig(command, tmp_path, log_dir=tmp_path / "logs"))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -86,16 +106,30 @@ async def test_letters_typed_as_a_question_appears_stay_in_the_prompt(tmp_path: 
         prompt = app.query_one(PromptArea)
         prompt.text = "go"
         await pilot.press("enter")
-        # Typing on at a person's pace while the question arrives: "a" and "r" would answer.
-        typed = "abracadabra"
-        for letter in typed:
-            await pilot.press(letter)
-            await pilot.pause(0.1)
+        # Typing on at a person's pace while the question arrives, and on after it is there:
+        # "a" and "r" would answer it.
+        typed = ""
+
+        async def type_on(letters: str) -> None:
+            nonlocal typed
+            for letter in letters:
+                await pilot.press(letter)
+                typed += letter
+                clock.now += 0.1
+                await pilot.pause(0.05)
+
+        await type_on("ab")
+        release.touch()
+        for _ in range(200):
+            if app.query(PermissionPanel):
+                break
+            await type_on("x")
+        await type_on("abracadabra")
         assert app.query(PermissionPanel), "the question never appeared while typing"
         assert "permission outcome" not in replies(app)
         assert prompt.text.endswith(typed[-4:]) and prompt.text.count("a") == typed.count("a")
         # After a pause the keys are the question's.
-        await pilot.pause(TYPING_PAUSE_S + 0.2)
+        clock.now += TYPING_PAUSE_S + 0.2
         await pilot.press("r")
         await wait_until(pilot, lambda: "permission outcome: selected reject" in replies(app))
         assert prompt.text == typed
