@@ -26,11 +26,13 @@ own) copies it into a pipe of 1 MB, which this process reads. A pty holds only a
 before the command's writes block and gives at most 4 KiB a read, so read directly, a command
 stops whenever the pane is busy parsing, and 10 MB reached the pane 1.8-3.7x slower than on a
 pipe; with the relay the command writes on while the pane parses. The relay writes in the
-pty's 4 KiB pieces, so this process does not read the pipe as it fills: after each read that
-empties it, reading pauses for up to 8 ms (`_MasterReader`), and the next reads take what
-gathered meanwhile. A 10 MB burst is then about 50 reads and 15 hand-overs instead of 1,500
-reads and 200 hand-overs, which is most of the CPU the pty cost the app over the pipe
-(bench/bench_terminal.py --process).
+pty's 4 KiB pieces, so when this process has little else to do it does not read the pipe as
+it fills: after a small read, reading pauses for up to 8 ms (`_MasterReader`) and the next
+reads take what gathered meanwhile. A 10 MB burst with nothing drawing it is then about 60
+reads and 30 hand-overs instead of 1,500 and 170, for half the CPU; into a pane, the pty
+costs the app no more CPU than the pipe (0.9-1.0x) and 10 MB reaches the screen in 1.0-1.4x
+the pipe's time on a quiet machine: the rest is the kernel's pty, whose 4 KiB a read takes
+0.12-0.2 s for 10 MB whatever reads it (bench/bench_terminal.py --process).
 The output ends when the master reads EIO (every slave descriptor is closed: the command and
 its children are gone), the relay exits, and the pipe reads EOF; closing the reader on purpose
 kills the relay.
@@ -76,9 +78,9 @@ _F_GETPIPE_SZ = 1032
 _RELAY_PIPE_BYTES = 1024 * 1024  # the default /proc/sys/fs/pipe-max-size
 _READ_SIZE = 256 * 1024  # asyncio's read size for a pipe, when its transport does not say
 # The reader pauses so long that the relay's pipe holds what a pty delivers meanwhile
-# (68-85 MB/s measured, bench/bench_terminal.py --process) with room to spare...
+# (60-85 MB/s measured, bench/bench_terminal.py --process) with room to spare...
 _PAUSE_RATE_BYTES_S = 128e6
-# ...and at most about a frame: a stream is shown as it comes.
+# ...and at most half a frame: a stream is shown as it comes.
 _MAX_PAUSE_S = 1 / 120
 _LOCAL_OFF = termios.ECHO | termios.ECHOCTL | termios.ICANON | termios.ISIG | termios.IEXTEN
 _LOCAL_OFF |= termios.ECHOE | termios.ECHOK | termios.ECHONL
@@ -118,14 +120,19 @@ class _MasterReader(asyncio.Protocol):
     """Feeds what the relay's pipe holds to the terminal, a pipeful at a time.
 
     The relay writes what a pty master gives, at most 4 KiB a read (the line discipline's
-    buffer). Read as it comes, a 10 MB burst woke the event loop about 2,600 times for a
-    read and a decode each, which cost the app more CPU than the pipe version's 160 reads
-    and was the bulk of the pty's extra time to the pane. So after a read that drained the
-    pipe and was handed on, reading pauses for `pause_s` while the relay fills the pipe
-    (the command never waits: the pipe holds more than a pty delivers in that time), and
-    the next reads take all of it. A read after a quiet spell is handed on at once, so an
-    `echo` shows without waiting; a stream is handed on at most once per `pause_s`.
+    buffer). Read as it comes while the app has little else to do, a 10 MB burst woke the
+    event loop about 1,500 times. So reads are handed on once the pipe is drained (a read
+    shorter than asyncio's read size), and after a small one (`SMALL_READ`: this process
+    is ahead of the command) reading pauses for `pause_s` while the relay fills the pipe;
+    the next reads take all of it. After a bigger read it does not pause: this process is
+    the slower side, the pipe gathers the output anyway, and pausing then let the pipe
+    fill up and stopped the command (10 MB to the pane in 1.4-1.5x the pipe's time where
+    reading on made it 1.0-1.3x). A read after a quiet spell is handed on at once, so an
+    `echo` shows without waiting.
     """
+
+    # A read this small means the pipe held little: the command is the slower side.
+    SMALL_READ = 16 * 1024
 
     def __init__(
         self,
@@ -163,7 +170,9 @@ class _MasterReader(asyncio.Protocol):
             return
         self.hand_on()
         transport = self.transport
-        if self.resume_timer is None and transport is not None and not transport.is_closing():
+        if len(data) >= self.SMALL_READ or transport is None or transport.is_closing():
+            return
+        if self.resume_timer is None:
             transport.pause_reading()
             loop = asyncio.get_running_loop()
             self.resume_timer = loop.call_later(self.pause_s, self.resume)

@@ -1,6 +1,7 @@
 """How a pty terminal's output is read from the relay's pipe (tui/pty_spawn.py `_MasterReader`):
 a read after a quiet spell is handed on at once, a pipeful is handed on in one append, and
-reading pauses in between so a stream does not wake the app for every 4 KiB the pty gives.
+after a small read reading pauses, so a stream does not wake the app for every 4 KiB the pty
+gives; after a big one it reads on, so the pipe never fills while the app is the slower side.
 
 The reader is driven directly with a stand-in transport, so each step is an event the test
 makes happen; the last test runs a real command on a pty."""
@@ -38,7 +39,7 @@ class Term:
 class Pipe(asyncio.ReadTransport):
     """Stands in for asyncio's read transport of the relay's pipe."""
 
-    max_size = 1024
+    max_size = 256 * 1024  # asyncio's
 
     def __init__(self) -> None:
         super().__init__()
@@ -111,6 +112,15 @@ async def test_a_pipeful_is_handed_on_in_one_append() -> None:
     made.data_received(b"tail\n")  # a short read: the pipe is drained
     assert term.appended == [b"".join(full) + b"tail\n"]
     assert pipe.paused
+    await end(made)
+
+
+async def test_after_a_big_read_reading_goes_on() -> None:
+    made, term, pipe = reader()
+    big = b"z" * _MasterReader.SMALL_READ
+    made.data_received(big)  # drained the pipe, but it held a lot: the app is the slower side
+    assert term.appended == [big]
+    assert not pipe.paused and made.resume_timer is None
     await end(made)
 
 
