@@ -29,10 +29,10 @@ pipe; with the relay the command writes on while the pane parses. The relay writ
 pty's 4 KiB pieces, so when this process has little else to do it does not read the pipe as
 it fills: after a small read, reading pauses for up to 8 ms (`_MasterReader`) and the next
 reads take what gathered meanwhile. A 10 MB burst with nothing drawing it is then about 60
-reads and 30 hand-overs instead of 1,500 and 170, for half the CPU; into a pane, the pty
-costs the app no more CPU than the pipe (0.9-1.0x) and 10 MB reaches the screen in 1.0-1.4x
-the pipe's time on a quiet machine: the rest is the kernel's pty, whose 4 KiB a read takes
-0.12-0.2 s for 10 MB whatever reads it (bench/bench_terminal.py --process).
+reads and 20-30 hand-overs instead of 1,500 and 170, for half the CPU; into a pane, the pty
+costs the app about the CPU the pipe does (0.9-1.1x) and 10 MB reaches the screen in
+1.0-1.35x the pipe's time on a quiet machine: that is the kernel's pty, whose 4 KiB a read
+takes 0.09-0.22 s for 10 MB whatever reads it (bench/bench_terminal.py --process).
 The output ends when the master reads EIO (every slave descriptor is closed: the command and
 its children are gone), the relay exits, and the pipe reads EOF; closing the reader on purpose
 kills the relay.
@@ -126,7 +126,7 @@ class _MasterReader(asyncio.Protocol):
     is ahead of the command) reading pauses for `pause_s` while the relay fills the pipe;
     the next reads take all of it. After a bigger read it does not pause: this process is
     the slower side, the pipe gathers the output anyway, and pausing then let the pipe
-    fill up and stopped the command (10 MB to the pane in 1.4-1.5x the pipe's time where
+    fill up and stopped the command (10 MB to the pane in 1.1-1.5x the pipe's time where
     reading on made it 1.0-1.3x). A read after a quiet spell is handed on at once, so an
     `echo` shows without waiting.
     """
