@@ -71,6 +71,9 @@ DEFAULT_COLUMNS = 120
 DEFAULT_ROWS = 50
 # Set before the agent's env, which may override any of them.
 PTY_ENVIRONMENT: Mapping[str, str] = {"TERM": "xterm-256color", "PAGER": "cat", "GIT_PAGER": "cat"}
+# Left out of a pty command's environment unless the agent's `env` sets them: the pty's size
+# says it.
+SIZE_VARIABLES = frozenset({"COLUMNS", "LINES"})
 
 _CAT = shutil.which("cat") or "/bin/cat"
 _F_SETPIPE_SZ = 1031  # Linux; elsewhere the relay's pipe keeps its default size
@@ -227,6 +230,10 @@ async def spawn_on_pty(
     top of this process's environment and `PTY_ENVIRONMENT`; `marker` as in `spawn`."""
     loop = asyncio.get_running_loop()
     full_env = command_environment({**PTY_ENVIRONMENT, **env}, marker)
+    for size_variable in SIZE_VARIABLES.difference(env):
+        # Programs prefer these to the pty's size: inherited, they would be dsh-tui's own
+        # terminal's (when the user's shell exports them), not the pane's.
+        full_env.pop(size_variable, None)
     master, slave = open_pty(columns, rows)
     try:
         await exec_command(term, full_env, slave, slave)

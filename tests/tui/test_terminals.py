@@ -592,18 +592,23 @@ async def test_the_pty_is_not_a_controlling_terminal(pty_mgr: TerminalManager) -
     assert await run(pty_mgr, PY, "-c", code) == "True\n"
 
 
-async def test_term_size_and_env_on_a_pty(tmp_path: Path) -> None:
+async def test_term_size_and_env_on_a_pty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     code = (
         "import os, shutil\n"
-        "size = os.get_terminal_size(1)\n"
+        "size = shutil.get_terminal_size()\n"  # COLUMNS and LINES first, then the tty's size
         "print(os.environ['TERM'], size.columns, size.lines, os.environ['PAGER'])"
     )
+    # What the user's shell may export for dsh-tui's own terminal must not reach the command.
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("LINES", "60")
     mgr = TerminalManager()
     try:
         assert await run(mgr, PY, "-c", code) == "xterm-256color 120 50 cat\n"
         mgr.pty_size = (72, 30)  # the pane's width, when the client knows it
         env = {"TERM": "dumb", "PAGER": "less"}  # the agent's env goes on top
         assert await run(mgr, PY, "-c", code, env=env) == "dumb 72 30 less\n"
+        env = {"COLUMNS": "99"}  # even for the size
+        assert await run(mgr, PY, "-c", code, env=env) == "xterm-256color 99 30 cat\n"
     finally:
         await mgr.close_all()
 
