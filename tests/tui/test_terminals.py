@@ -566,8 +566,17 @@ async def test_line_discipline_adds_nothing(pty_mgr: TerminalManager) -> None:
         " lflag & (termios.ECHO | termios.ECHOCTL | termios.ISIG | termios.ICANON))"
     )
     assert await run(pty_mgr, PY, "-c", code) == "0 0\n"
-    # A command that interrupts itself: its pane gets no `^C`.
-    tid = await pty_mgr.create("printf before; kill -INT $$; printf after")
+    # A command that interrupts itself: its pane gets no `^C`. It restores SIGINT's default
+    # first: a test worker may run with SIGINT ignored, which a shell would inherit and keep.
+    interrupt = (
+        "import os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+        "sys.stdout.write('before')\n"
+        "sys.stdout.flush()\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "print('after')"
+    )
+    tid = await pty_mgr.create(PY, ["-c", interrupt])
     async with asyncio.timeout(TIMEOUT):
         assert await pty_mgr.wait_for_exit(tid) == ExitStatus(None, "SIGINT")
     assert pty_mgr.output(tid).output == "before"

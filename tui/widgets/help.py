@@ -29,7 +29,7 @@ OTHER_KEYS: list[tuple[str, str]] = [
 
 # Longer words than the footer's for the app's actions.
 LONG = {
-    "cancel_turn": "cancel the running turn; queued prompts come back unsent",
+    "cancel_turn": "cancel the turn and ! commands; queued prompts come back",
     "quit": "quit (the agent is reaped first)",
     "capabilities": "what the client advertised and the agent answered",
     "next_mode": "the agent's next mode",
@@ -51,9 +51,13 @@ def key_name(key: str) -> str:
 
 
 def binding_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+    """One row per key: a key bound twice (Esc cancels a turn, or stops a `!` command when no
+    turn runs) is described by its first binding's long words, which say both."""
     rows = []
+    seen: set[str] = set()
     for binding in bindings:
-        if isinstance(binding, Binding) and binding.description:
+        if isinstance(binding, Binding) and binding.description and binding.key not in seen:
+            seen.add(binding.key)
             rows.append((key_name(binding.key), LONG.get(binding.action, binding.description)))
     return rows
 
