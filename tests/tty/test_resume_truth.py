@@ -40,7 +40,10 @@ def live_then_resumed(tty: Start, home: Path) -> tuple[list[str], list[str]]:
     app.key("escape")
     wait_until(lambda: turns_ended(home) == 2, what="the cancelled turn")
     app.wait_for("killed by SIGTERM")
-    live = app.wait_stable()  # every card settled, not the first frame that shows the last
+    # Both cards settled (the rejected one's pane says so: under load it can lag behind the
+    # kill's), then a quiet screen, not the first frame that shows the last card.
+    app.wait_for(lambda lines: any(line.rstrip().endswith("not run │") for line in lines))
+    live = app.wait_stable()
     assert app.quit() == 0
     [log] = (home / "sessions").glob("*.jsonl")
     again = tty(["--resume", log.stem], size=SIZE)
