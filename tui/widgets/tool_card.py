@@ -41,15 +41,6 @@ class _TextScroll(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self._show_position()
-
-    def watch_virtual_size(self) -> None:
-        # The text's laid-out height decides whether there is a position to show; it can land
-        # after the refresh that followed an update (under load), and a scroller anchored at
-        # the end then does not move, so the line would stay hidden.
-        self._show_position()
-
-    def _show_position(self) -> None:
         parent = self.parent
         if isinstance(parent, CardText):
             parent.show_position()
