@@ -23,17 +23,23 @@ def cell_style(app: TtyApp, word: str) -> tuple[str, bool]:
     raise AssertionError(f"{word!r} is not on screen\n{app.dump()}")
 
 
+def run_in_client_terminal(tty: Start, home: Path, size: tuple[int, int], command: str) -> TtyApp:
+    """dsh-tui at `size` on a scripted agent whose one turn runs `command` in a client
+    terminal; the prompt is sent."""
+    script = {"prompts": [[{"terminal": {"command": command, "toolCallId": "t1"}}]]}
+    app = tty(["--agent", script_agent_command(home / "script.json", script)], size=size)
+    app.wait_for(header_ready)
+    app.type("run it")
+    app.key("enter")
+    return app
+
+
 @pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_ls_in_a_client_terminal_is_coloured(tty: Start, home: Path, size: tuple[int, int]) -> None:
     work = home / "work"
     (work / "somedir").mkdir(parents=True)
     (work / "plainfile").write_text("x")
-    command = "LS_COLORS='di=01;34' ls --color=auto"
-    script = {"prompts": [[{"terminal": {"command": command, "toolCallId": "ls"}}]]}
-    app = tty(["--agent", script_agent_command(home / "script.json", script)], size=size)
-    app.wait_for(header_ready)
-    app.type("list it")
-    app.key("enter")
+    app = run_in_client_terminal(tty, home, size, "LS_COLORS='di=01;34' ls --color=auto")
     app.wait_for("exit 0")
     app.wait_for(lambda lines: any("somedir" in line and "plainfile" in line for line in lines))
     directory, plain = cell_style(app, "somedir"), cell_style(app, "plainfile")
@@ -47,12 +53,7 @@ def test_a_client_terminal_is_as_wide_as_its_pane(
 ) -> None:
     """A command that asks its terminal's width (ls, progress bars) gets the pane's, not a
     fixed 120 columns that the pane would cut."""
-    command = "echo cols=$(tput cols)"
-    script = {"prompts": [[{"terminal": {"command": command, "toolCallId": "cols"}}]]}
-    app = tty(["--agent", script_agent_command(home / "script.json", script)], size=size)
-    app.wait_for(header_ready)
-    app.type("how wide")
-    app.key("enter")
+    app = run_in_client_terminal(tty, home, size, "echo cols=$(tput cols)")
     screen = app.wait_for("exit 0")
     top = next(line for line in screen if "╭" in line and "╮" in line)
     inside = top.index("╮") - top.index("╭") - 1 - 2  # the card's borders and padding
