@@ -7,6 +7,8 @@ from pathlib import Path
 
 from acp.schema import AgentMessageChunk, TextContentBlock, ToolCallProgress, ToolCallStart
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
 
 from tui.state import Change, Conversation
 from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
@@ -230,3 +232,27 @@ async def test_the_transcript_ticks_its_running_cards_itself() -> None:
             await pilot.pause(0.45)
             card = app.query_one(ToolCard)
             assert bool(card.spinner_frame) is turns, (level, card.spinner_frame)
+
+
+async def test_an_entry_that_grew_deep_inside_is_measured_again() -> None:
+    """A change two levels down in one entry and a change in a later entry, in one layout pass:
+    the first entry must get its new height, not keep its old place (a reply drawn at 0 rows)."""
+    app = Host()
+    async with app.run_test(size=(40, 20)) as pilot:
+        view = app.query_one(ConversationView)
+        inner = Static("one line")
+        middle = Vertical(inner)
+        entry = Vertical(middle)
+        later = Static("later")
+        for container in (entry, middle):
+            container.styles.height = "auto"
+        await view.mount_all([entry, later])
+        await pilot.pause()
+        assert entry.region.height == 1
+        with app.batch_update():  # both changes reach the same layout pass
+            inner.update("1\n2\n3\n4")
+            later.update("later\nand more")
+            await pilot.pause()
+        await pilot.pause()
+        assert entry.region.height == 4
+        assert later.region.y == entry.region.bottom

@@ -7,6 +7,7 @@ from pathlib import Path
 from textual import events
 from textual.containers import VerticalScroll
 from textual.geometry import Size
+from textual.layout import Layout
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -97,6 +98,24 @@ class ConversationView(VerticalScroll):
         self._banner = HiddenBanner("", classes="hidden-banner")
         self._following = True
         self._spinner_frame = 0
+
+    def pre_layout(self, layout: Layout) -> None:
+        """Mark for re-measuring every entry whose contents asked for layout.
+
+        The stream layout reuses an entry's old place unless the screen marked that entry as
+        changed. Textual 8.2.8's `Screen._on_layout` tests membership against the dict of
+        marked containers instead of the container's own set, so a change two or more levels
+        down (a Markdown block in a reply, a pane in a card) never marks the entry itself;
+        when a later entry was marked in the same pass, the reply or card kept its old height
+        (a reply drawn at 0 rows, a long command's card cut short). Every entry on the path of
+        such a change is a key of that dict, so those keys are the entries to mark.
+        """
+        pending = self.screen._layout_widgets
+        marked = pending.get(self)
+        if marked:  # empty or absent: the stream layout measures every entry anyway
+            marked.update(
+                node for node in pending if isinstance(node, Widget) and node.parent is self
+            )
 
     def on_mount(self) -> None:
         # One spinner tick for the whole transcript, wherever it is shown (the app, each side

@@ -115,10 +115,6 @@ class StreamingMarkdown(Markdown):
             # More is waiting: a frame's pause lets the stream's next batch grow, and each
             # append re-renders the last block, so fewer, larger appends keep a fast stream cheap.
             await asyncio.sleep(FRAME_S)
-        elif self.parent is not None and self.is_attached:
-            # The new height must reach the transcript's arrangement: under load a message
-            # that grew off screen was seen laid out at its old height (0 rows) once scrolled to.
-            self.parent.refresh(layout=True)
 
     async def _add_plain(self, text: str) -> None:
         """Fill the last plain piece, then start new ones: a redraw costs one piece at most."""
