@@ -46,6 +46,16 @@ async def cancel_once_written(pid_file: Path, cancel: asyncio.Event) -> None:
     cancel.set()
 
 
+async def diff_on_screen(pilot: Any, panel: Any) -> None:
+    """Until a diff panel is built and laid out at its size on screen.
+
+    Being built is not being sized: under load the screen's layout pass can come after a pause,
+    and a key handled before it (Enter takes the first fold on screen) sees an unsized panel.
+    """
+    await panel.wait_ready()
+    await wait_until(pilot, lambda: panel.size.height > 0 and panel.virtual_size.height > 0)
+
+
 async def diff_drawn(pilot: Any, panel: Any) -> None:
     """Until a diff panel is built and every row it has drawn is in its syntax colours.
 

@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from agent.tools.hunks import compute_hunks
-from support import diff_drawn
+from support import diff_drawn, diff_on_screen
 from tui.diff_rows import FoldRow, SplitRow
 from tui.diffing import DiffContent
 from tui.line_numbers import Anchoring, WorkspaceFiles
@@ -334,7 +334,7 @@ async def test_enter_and_click_expand_folds() -> None:
     panel = edit_panel()
     app = DiffHost(panel)
     async with app.run_test(size=(100, 60)) as pilot:
-        await panel.wait_ready()
+        await diff_on_screen(pilot, panel)
         folds = [y for y, row in enumerate(panel.rows()) if isinstance(row, FoldRow)]
         before = panel.virtual_size.height
         assert len(folds) == 4
@@ -400,10 +400,11 @@ async def test_a_new_file_is_never_split() -> None:
 async def test_n_and_p_jump_between_changes() -> None:
     panel = edit_panel(max_height=8)
     async with DiffHost(panel).run_test(size=(100, 30)) as pilot:
-        await panel.wait_ready()
+        await diff_on_screen(pilot, panel)
         panel.focus()
         await pilot.press("n")
         first = panel.scroll_y
+        assert first > 0
         await pilot.press("n")
         assert panel.scroll_y > first
         await pilot.press("p")
