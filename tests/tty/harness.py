@@ -69,6 +69,12 @@ def size_id(size: tuple[int, int]) -> str:
     return f"{size[0]}x{size[1]}"
 
 
+# Synchronized output (mode 2026): the app asks whether the terminal has it, and with it
+# brackets each frame, so a reader can tell a whole frame from one half written.
+SYNC_QUERY = "\x1b[?2026$p"
+SYNC_ANSWER = b"\x1b[?2026;2$y"  # supported, currently reset
+SYNC_START = "\x1b[?2026h"
+SYNC_END = "\x1b[?2026l"
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
 
@@ -400,6 +406,10 @@ class TtyApp:
     _reader: threading.Thread | None = None
     _stream: pyte.Stream | None = None
     exit_status: int | None = None
+    # The screen as of the last whole frame: what `display` and `cursor` read.
+    in_frame: bool = False
+    _shown: list[str] = field(default_factory=list)
+    _shown_cursor: tuple[int, int] = (0, 0)
 
     # -- start and stop
 
@@ -462,6 +472,15 @@ class TtyApp:
                     assert self._stream is not None
                     for piece in self.recorder.feed(text):
                         self._stream.feed(piece)
+                        if piece == SYNC_QUERY:
+                            self.send(SYNC_ANSWER)  # as a modern terminal answers
+                        elif piece == SYNC_START:
+                            self.in_frame = True
+                        elif piece == SYNC_END:
+                            self.in_frame = False
+                            self._show()
+                    if not self.in_frame:
+                        self._show()
                     self.updates += 1
             now = time.monotonic()
             if now - last_scan > 0.25:
@@ -577,6 +596,7 @@ class TtyApp:
         """Resize the pty (the kernel sends SIGWINCH) and the emulated screen."""
         with self.lock:
             self.screen.resize(lines=rows, columns=columns)
+            self._show()
         self.process.setwinsize(rows, columns)
 
     def cooked(self) -> bool:
@@ -590,17 +610,26 @@ class TtyApp:
 
     # -- reading the screen
 
+    def _show(self) -> None:
+        """Take the emulated screen as shown (the lock is held): a frame has ended, or output
+        came outside any frame."""
+        self._shown = list(self.screen.display)
+        self._shown_cursor = (self.screen.cursor.x, self.screen.cursor.y)
+
     def display(self) -> list[str]:
-        """The screen as lines of text, as a person reads it."""
+        """The screen as lines of text, as a person reads it: the last whole frame, never
+        one half drawn."""
         with self.lock:
-            return list(self.screen.display)
+            return list(self._shown or self.screen.display)
 
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.display())
 
     def cursor(self) -> tuple[int, int]:
         with self.lock:
-            return self.screen.cursor.x, self.screen.cursor.y
+            return (
+                self._shown_cursor if self._shown else (self.screen.cursor.x, self.screen.cursor.y)
+            )
 
     def sequences(self) -> Counter[str]:
         """Every control sequence written so far, by signature, with counts."""
