@@ -53,7 +53,8 @@ async def diff_on_screen(pilot: Any, panel: Any) -> None:
     and a key handled before it (Enter takes the first fold on screen) sees an unsized panel.
     """
     await panel.wait_ready()
-    await wait_until(pilot, lambda: panel.size.height > 0 and panel.virtual_size.height > 0)
+    await wait_until(pilot, lambda: panel.size.height > 0)
+    await pilot.pause()  # the resize the size came with is handled: the scroll limits are set
 
 
 async def diff_drawn(pilot: Any, panel: Any) -> None:

@@ -92,8 +92,7 @@ class DiffHost(App[None]):
 async def settle(pilot: Any) -> None:
     """Diffs built, first paint done, and any block highlighted after it in colour."""
     for panel in pilot.app.query(DiffPanel):
-        await panel.wait_ready()
-    await pilot.pause()
+        await diff_on_screen(pilot, panel)
     for panel in pilot.app.query(DiffPanel):
         await diff_drawn(pilot, panel)
     await pilot.pause()
@@ -355,8 +354,7 @@ async def test_enter_and_click_expand_folds() -> None:
 async def test_auto_split_by_width_and_s_toggles() -> None:
     wide = edit_panel()
     async with DiffHost(wide).run_test(size=(150, 40)) as pilot:
-        await wide.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, wide)
         assert wide.is_split and any(isinstance(r, SplitRow) for r in wide.rows())
         wide.focus()
         await pilot.press("s")
@@ -374,8 +372,7 @@ async def test_a_new_file_is_never_split() -> None:
     a panel with a new file beside an edit stays unified in "auto" too."""
     new_file = DiffPanel([whole("/project/src/inventory.py", None, joined(MODULE_OLD))], CWD)
     async with DiffHost(new_file).run_test(size=(200, 40)) as pilot:
-        await new_file.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, new_file)
         assert not new_file.can_split and not new_file.is_split
         assert not any(isinstance(r, SplitRow) for r in new_file.rows())
         new_file.focus()
@@ -389,8 +386,7 @@ async def test_a_new_file_is_never_split() -> None:
         CWD,
     )
     async with DiffHost(mixed).run_test(size=(200, 40)) as pilot:
-        await mixed.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, mixed)
         assert mixed.can_split and not mixed.is_split
         mixed.focus()
         await pilot.press("s")
@@ -422,8 +418,7 @@ async def test_set_items_reuses_the_model_and_ignores_repeats() -> None:
         assert panel.model is model
         other = [whole("/project/hello.py", HELLO_OLD, HELLO_NEW + "# more\n")]
         panel.set_items(other)
-        await panel.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, panel)
         assert panel.model is not model and panel.model is not None
         assert panel.model.added == 2
         panel.set_items(items)  # seen before: applied at once from the cache
@@ -437,8 +432,7 @@ async def test_no_raw_control_character_is_rendered() -> None:
     new = "a = '\x1b]52;c;ZXZpbA==\x07\x1b[2J'\nb = '\x9b\x85\u202e\udcff\x00'\n"
     panel = DiffPanel([whole("/project/x.py", None, new)], CWD)
     async with DiffHost(panel).run_test() as pilot:
-        await panel.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, panel)
         rendered = "".join(panel.render_line(y).text for y in range(panel.virtual_size.height))
         assert "pwn" not in rendered
         bad = [
@@ -457,8 +451,7 @@ async def test_a_failed_build_shows_a_placeholder(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(diff_panel_module, "build_model", broken)
     panel = DiffPanel([whole("/project/never.py", "a\n", "b\n")], CWD)
     async with DiffHost(panel).run_test() as pilot:
-        await panel.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, panel)
         assert panel.model is None
         assert "diff unavailable" in panel.render_line(0).text
 
@@ -480,7 +473,7 @@ async def test_review_screen_dismisses_with_the_chosen_option(
             options=assign_keys(OPTIONS),
         )
         await app.push_screen(screen, results.append)
-        await screen.panel.wait_ready()
+        await diff_on_screen(pilot, screen.panel)
         await pilot.press(key)
         await pilot.pause()
         assert results == [expected]
@@ -490,7 +483,7 @@ async def test_review_screen_dismisses_with_the_chosen_option(
 async def test_header_stays_on_top_while_scrolling() -> None:
     panel = edit_panel(max_height=8)
     async with DiffHost(panel).run_test(size=(100, 30)) as pilot:
-        await panel.wait_ready()
+        await diff_on_screen(pilot, panel)
         panel.scroll_to(y=10, animate=False)
         await pilot.pause()
         assert panel.scroll_y == 10
@@ -502,8 +495,7 @@ async def test_theme_change_recolours_cached_lines() -> None:
     panel = DiffPanel([whole("/project/hello.py", HELLO_OLD, HELLO_NEW)], CWD)
     app = DiffHost(panel)
     async with app.run_test() as pilot:
-        await panel.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, panel)
         dark = list(panel.render_line(5))
         app.theme = "textual-light"
         await pilot.pause()
@@ -516,8 +508,7 @@ async def test_ascii_glyphs_leave_no_unicode_chrome() -> None:
     """Header minus sign, folds, divider, filler and scroll markers all have ASCII forms."""
     panel = edit_panel(glyphs=ASCII_GLYPHS, max_height=12)
     async with DiffHost(panel).run_test(size=(150, 40)) as pilot:
-        await panel.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, panel)
         assert panel.is_split
         top = "".join(panel.render_line(n).text for n in range(12))
         panel.scroll_to(x=20, y=10, animate=False)
@@ -532,8 +523,7 @@ async def test_very_long_lines_render_the_visible_slice() -> None:
     line = "a" * 1000 + "MARK" + "b" * 1000
     panel = DiffPanel([whole("/project/min.js", None, line + "\n")], CWD)
     async with DiffHost(panel).run_test(size=(100, 10)) as pilot:
-        await panel.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, panel)
         panel.scroll_to(x=998, animate=False)
         await pilot.pause()
         text = panel.render_line(1).text
@@ -547,8 +537,7 @@ async def test_far_rows_show_plain_then_coloured_from_the_lexing_thread() -> Non
     code = "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(400))
     panel = DiffPanel([whole("/project/big.py", None, code)], CWD, max_height=10)
     async with DiffHost(panel).run_test() as pilot:
-        await panel.wait_ready()
-        await pilot.pause()
+        await diff_on_screen(pilot, panel)
         panel.scroll_to(y=700, animate=False)
         plain = panel.render_line(3)  # block not lexed yet: drawn at once, uncoloured
         await diff_drawn(pilot, panel)
