@@ -14,13 +14,11 @@ SIZE = (120, 45)
 
 
 def card(lines: list[str], command: str) -> list[str]:
-    """The lines of the card whose header runs `command`, runs of spaces made one: what a card
-    says, not where its pane's status sits (under load a status was seen left at the width of
-    its previous, longer text)."""
+    """The lines of the card whose header runs `command`, right-trimmed."""
     header = next(i for i, line in enumerate(lines) if f"❯ {command}  " in line)
     top = max(i for i in range(header) if "╭" in lines[i])
     bottom = next(i for i in range(header, len(lines)) if "╰" in lines[i])
-    return [" ".join(line.split()) for line in lines[top : bottom + 1]]
+    return [line.rstrip() for line in lines[top : bottom + 1]]
 
 
 def answer(app: TtyApp, prompt: str, key: str) -> None:
