@@ -161,6 +161,8 @@ class DshApp(App[None]):
         # is kept. (Not App.AUTO_FOCUS: pushed screens would look for a prompt too.)
         self.screen.set_focus(self.query_one(PromptArea))
         self.controller.shells.on_change = self.refresh_bindings  # Esc stops a `!` command
+        for notice in self.config.notices:  # the settings file's problems (tui/user_config.py)
+            self.controller.notice(notice, "warning")
         self.start_agent(self.config.resume)
 
     # -- the connection -----------------------------------------------------------------
@@ -209,6 +211,8 @@ class DshApp(App[None]):
             self.config.terminal,
             self.config.allow_dirs,
             self.config.record,
+            self.config.agent_env,
+            self.config.mcp_servers,
         )
 
     # -- what the controller says (tui/session_events.py) ---------------------------------
@@ -404,7 +408,11 @@ class DshApp(App[None]):
             return
         self.push_screen(
             CapabilitiesScreen(
-                session.capabilities, session.init, session.session, session.client.terminals
+                session.capabilities,
+                session.init,
+                session.session,
+                session.client.terminals,
+                session.mcp_passed,
             )
         )
 

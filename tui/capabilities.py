@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from tui.sanitize import clean_line
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import (
@@ -79,7 +82,9 @@ def agent_rows(
     return rows
 
 
-def consequences(caps: ClientCapabilities, init: InitializeResponse) -> list[str]:
+def consequences(
+    caps: ClientCapabilities, init: InitializeResponse, mcp_passed: Sequence[str] = ()
+) -> list[str]:
     """What follows from the negotiation, in words."""
     lines: list[str] = []
     meta = caps.field_meta or {}
@@ -92,12 +97,23 @@ def consequences(caps: ClientCapabilities, init: InitializeResponse) -> list[str
     agent = init.agent_capabilities
     if agent is not None and agent.load_session:
         lines.append("sessions can be resumed (session/load)")
+    elif can_resume(init):
+        lines.append("sessions can be resumed without their history (session/resume)")
+    if mcp_passed:
+        names = ", ".join(clean_line(name) for name in mcp_passed)
+        lines.append(f"MCP servers passed to the session: {names}")
     return lines
 
 
 def can_load(init: InitializeResponse) -> bool:
     caps = init.agent_capabilities
     return bool(caps and caps.load_session)
+
+
+def can_resume(init: InitializeResponse) -> bool:
+    """session/resume: reconnect to a session without the agent replaying its history."""
+    caps = init.agent_capabilities
+    return bool(caps and caps.session_capabilities and caps.session_capabilities.resume is not None)
 
 
 def can_list(init: InitializeResponse) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import logging
 import logging.handlers
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from tui import __version__
 from tui.agent_log import default_log_dir, new_agent_log
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
 from tui.quiet_tty import quiet_terminal
+from tui.user_config import McpServer
 
 LOG_MAX_BYTES = 10 * 1024 * 1024
 LOG_BACKUPS = 2
@@ -28,15 +28,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dsh-tui",
         description="A terminal client for the Agent Client Protocol (ACP). "
         "`dsh-tui demo` plays the capability-negotiation demo; `dsh-tui replay FILE` plays "
-        "a recording back.",
+        "a recording back; `dsh-tui agents` lists the agents it can run by name; "
+        "`dsh-tui config` shows the settings in force and where each came from.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
     parser.add_argument(
         "--agent",
-        metavar="CMD",
-        default=os.environ.get("DSH_AGENT", "dsh-agent"),
-        help='the ACP agent to run, as one shell-quoted string, e.g. --agent "dsh-agent '
-        '--log-level DEBUG" (default: dsh-agent, or $DSH_AGENT)',
+        metavar="AGENT",
+        default=None,
+        help="the ACP agent to run: a named agent of the settings file, an ACP registry id "
+        "(see `dsh-tui agents`), or a command line as one shell-quoted string, e.g. --agent "
+        '"dsh-agent --log-level DEBUG" (default: $DSH_AGENT, the settings file\'s agent, '
+        "or dsh-agent)",
     )
     parser.add_argument(
         "--cwd",
@@ -48,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--terminal",
         action=argparse.BooleanOptionalAction,
-        default=True,
+        default=None,
         help="advertise the terminal capability (clientCapabilities.terminal and "
         "_meta.terminal_output); --no-terminal exercises the agent's console fallback",
     )
@@ -74,6 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help=f"where the agent's stderr and dsh-tui's own log go (default: {default_log_dir()})",
+    )
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="pass only this MCP server of the settings file (repeatable; default: all of them)",
+    )
+    parser.add_argument(
+        "--no-mcp", action="store_true", help="pass no MCP server to the agent this run"
     )
     parser.add_argument(
         "--record",
@@ -107,12 +120,24 @@ def run_demo(argv: Sequence[str]) -> None:
 
 
 def start_agent(
-    args: argparse.Namespace, cwd: Path, log_dir: Path, allow_dirs: tuple[Path, ...]
+    args: argparse.Namespace,
+    cwd: Path,
+    log_dir: Path,
+    allow_dirs: tuple[Path, ...],
+    env: tuple[tuple[str, str], ...] = (),
+    mcp_servers: tuple[McpServer, ...] = (),
 ) -> AgentProcess | AgentFailed:
     """Start the agent now, or say why it cannot start: the app shows that on its failure screen."""
     try:
         spec = LaunchSpec.from_command(
-            args.agent, cwd, new_agent_log(log_dir), args.terminal, allow_dirs, args.record
+            args.agent,
+            cwd,
+            new_agent_log(log_dir),
+            args.terminal,
+            allow_dirs,
+            args.record,
+            env,
+            mcp_servers,
         )
     except ValueError as error:
         raise SystemExit(f"dsh-tui: --agent {args.agent!r}: {error}") from error
@@ -148,6 +173,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         with quiet_terminal():
             sys.exit(replay(arguments[1:]))
+    if arguments[:1] in (["config"], ["agents"]):
+        from tui.settings_cli import main as settings_main
+
+        sys.exit(settings_main(arguments[0], arguments[1:], build_parser()))
     args = build_parser().parse_args(arguments)
     with quiet_terminal():
         run_app(args)
@@ -157,7 +186,12 @@ def run_app(args: argparse.Namespace) -> None:
     cwd = args.cwd.expanduser().resolve()
     if not cwd.is_dir():
         raise SystemExit(f"dsh-tui: --cwd {cwd} is not a directory")
-    log_dir = args.log_dir or default_log_dir()
+    from tui.settings_cli import effective, notices, resolve_agent
+
+    settings = effective(args)
+    choice = resolve_agent(settings)
+    args.agent, args.terminal = choice.command_line, settings.terminal
+    log_dir = settings.log_dir.expanduser()
     log_dir.mkdir(parents=True, exist_ok=True)
     configure_logging(log_dir)
     allow_dirs = tuple(path.expanduser().resolve() for path in args.allow_dir)
@@ -165,7 +199,7 @@ def run_app(args: argparse.Namespace) -> None:
         args.record = args.record.expanduser().resolve()
         if not args.record.parent.is_dir():
             raise SystemExit(f"dsh-tui: --record {args.record}: no such directory")
-    started = start_agent(args, cwd, log_dir, allow_dirs)
+    started = start_agent(args, cwd, log_dir, allow_dirs, choice.env, settings.mcp_servers)
     try:
         from tui.terminals import become_subreaper
 
@@ -186,6 +220,9 @@ def run_app(args: argparse.Namespace) -> None:
                 allow_dirs=allow_dirs,
                 resume=args.resume,
                 record=args.record,
+                agent_env=choice.env,
+                mcp_servers=settings.mcp_servers,
+                notices=notices(settings.config),
                 freeze_heap=True,
                 started=started,
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.launch import AgentFailed, AgentProcess
+from tui.user_config import McpServer
 
 DEFAULT_AGENT = "dsh-agent"
 
@@ -27,6 +28,9 @@ class AppConfig:
     allow_dirs: tuple[Path, ...] = ()
     resume: str | None = None  # None: new session; "": pick from the list; else a session id
     record: Path | None = None  # `--record FILE`: the wire as JSONL (tui/connection/recording.py)
+    agent_env: tuple[tuple[str, str], ...] = ()  # a named or registry agent's own variables
+    mcp_servers: tuple[McpServer, ...] = ()  # passed to the agent's sessions
+    notices: tuple[str, ...] = ()  # shown once the app is up (a settings file's problems)
     # Freeze the heap once the session is up (tui/heap.py). The CLI sets it; tests leave it
     # off, since a test process runs many apps and would keep every one of them.
     freeze_heap: bool = False

@@ -23,6 +23,8 @@ from tui.agent_log import watch_agent_log
 if TYPE_CHECKING:  # asyncio is imported where it is used: the CLI starts the agent before it
     import asyncio
 
+    from tui.user_config import McpServer
+
 log = logging.getLogger(__name__)
 
 WAIT_POLL_S = 0.01
@@ -71,6 +73,8 @@ class LaunchSpec:
     allow_dirs: tuple[Path, ...] = ()
     program: str | None = None
     record: Path | None = None  # where `--record` writes the wire (tui/connection/recording.py)
+    env: tuple[tuple[str, str], ...] = ()  # added to dsh-tui's own environment
+    mcp_servers: tuple[McpServer, ...] = ()  # offered in session/new, load and resume
 
     @classmethod
     def from_command(
@@ -81,11 +85,14 @@ class LaunchSpec:
         terminal: bool,
         allow_dirs: tuple[Path, ...] = (),
         record: Path | None = None,
+        env: tuple[tuple[str, str], ...] = (),
+        mcp_servers: tuple[McpServer, ...] = (),
     ) -> LaunchSpec:
         argv = tuple(shlex.split(command))
         if not argv:
             raise ValueError("the agent command is empty")
-        return cls(argv, cwd, log_path, terminal, allow_dirs, find_program(argv[0]), record)
+        program = find_program(argv[0], dict(env).get("PATH"))
+        return cls(argv, cwd, log_path, terminal, allow_dirs, program, record, env, mcp_servers)
 
     @property
     def command_line(self) -> str:
@@ -150,7 +157,7 @@ class AgentProcess:
                     stdout=subprocess.PIPE,
                     stderr=stderr_file,
                     cwd=spec.cwd,
-                    env=dict(os.environ),
+                    env={**os.environ, **dict(spec.env)},
                 )
         except OSError as error:
             raise not_started(spec, f"could not start the agent: {error}") from error

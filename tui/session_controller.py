@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
-from tui.capabilities import can_load
+from tui.capabilities import can_load, can_resume
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
 from tui.permissions import PendingPermission
 from tui.session_events import (
@@ -222,13 +222,15 @@ class SessionController:
     def _connected(self, session: AgentConnection) -> None:
         self.session = session
         self.last_session_id = session.session_id
-        self.agent_can_load = can_load(session.init)
+        self.agent_can_load = can_load(session.init) or can_resume(session.init)
         self.conversation.start_session(
             session.session.modes,
             session.session.config_options or [],
             session.client.offered_models,
         )
         self._emit(Connected(session))
+        for notice in session.notices:  # MCP servers left out; a resume without the history
+            self.notice(notice, "warning")
         if session.resumed:
             # The replay is over: a call it left unfinished belongs to a turn long gone.
             self.apply(self.conversation.settle_unfinished("unknown"))

@@ -111,7 +111,9 @@ async def resume(app: DshApp) -> None:
         app.start_agent(resume="")
         return
     if not app.controller.agent_can_load:
-        app.notify("This agent cannot resume sessions (it does not offer session/load).")
+        app.notify(
+            "This agent cannot resume sessions (it offers neither session/load nor session/resume)."
+        )
         return
     if not can_list(session.init):
         app.notify(

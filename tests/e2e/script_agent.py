@@ -32,6 +32,10 @@ session/load. "modeMessage": text with {mode} is what session/set_mode says as a
 (default "mode set: {mode}"); "sessionExtra": {...} is merged into the session/new result
 raw (fields this SDK does not know, such as the unstable "models"); with "models" there,
 session/set_model switches among them and says "model set: ID".
+Script option "mcpCapabilities": {"http"?: bool, "sse"?: bool} is advertised as it is;
+"resume": true advertises sessionCapabilities.resume (session/resume answers without replaying
+anything); "sessionLog": path appends one JSON line per session/new, load or resume, with the
+method, the session id and the mcpServers it carried, so a test sees what the client sent.
 """
 
 from __future__ import annotations
@@ -46,7 +50,14 @@ from typing import Any
 from acp import PROTOCOL_VERSION, InitializeResponse, NewSessionResponse, PromptResponse, run_agent
 from acp.exceptions import RequestError
 from acp.router import Route
-from acp.schema import AgentCapabilities, Implementation, PromptCapabilities
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    McpCapabilities,
+    PromptCapabilities,
+    SessionCapabilities,
+    SessionResumeCapabilities,
+)
 
 
 def message(session_id: str, text: str) -> dict[str, Any]:
@@ -123,14 +134,30 @@ class ScriptAgent:
                 prompt_capabilities=PromptCapabilities(
                     embedded_context=bool(self.script.get("embeddedContext"))
                 ),
+                mcp_capabilities=McpCapabilities(**self.script.get("mcpCapabilities", {})),
+                session_capabilities=SessionCapabilities(
+                    resume=SessionResumeCapabilities() if self.script.get("resume") else None
+                ),
             ),
             agent_info=Implementation(
                 name=self.script.get("agent_name", "script-agent"), version="1"
             ),
         )
 
+    def log_session(self, method: str, session_id: str, servers: Any) -> None:
+        path = self.script.get("sessionLog")
+        if path is None:
+            return
+        dumped = [
+            s.model_dump(mode="json", by_alias=True, exclude_none=True) for s in servers or []
+        ]
+        entry = {"method": method, "sessionId": session_id, "mcpServers": dumped}
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse | dict[str, Any]:
         await self.delay("new_session")
+        self.log_session("session/new", "s1", kwargs.get("mcp_servers"))
         extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
         response = NewSessionResponse.model_validate({"sessionId": "s1", **extra})
         if "sessionExtra" not in self.script:
@@ -138,7 +165,12 @@ class ScriptAgent:
         raw: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)
         return {**raw, **self.script["sessionExtra"]}
 
+    async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        self.log_session("session/resume", session_id, kwargs.get("mcp_servers"))
+        return {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
+
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        self.log_session("session/load", session_id, kwargs.get("mcp_servers"))
         for update in self.script["load"]:
             await self.raw.send_notification(
                 "session/update", {"sessionId": session_id, "update": update}
@@ -301,7 +333,10 @@ class ScriptAgent:
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         script = json.load(handle)
-    asyncio.run(run_agent(ScriptAgent(script)))  # type: ignore[arg-type]
+    # session/resume is unstable in this SDK: routed only with the flag, which stays off
+    # otherwise so the other unstable methods stay unknown, as before.
+    unstable = bool(script.get("resume"))
+    asyncio.run(run_agent(ScriptAgent(script), use_unstable_protocol=unstable))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

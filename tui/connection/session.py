@@ -20,6 +20,7 @@ from acp.schema import (
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
+    ResumeSessionResponse,
     SessionInfo,
 )
 
@@ -27,8 +28,9 @@ from dsh_common.jsonrpc_lines import MAX_MESSAGE_BYTES, READ_CHUNK_BYTES, LineTa
 from tui import __version__
 from tui.agent_log import read_tail
 from tui.agent_text import clean, clean_error
-from tui.capabilities import can_list, can_load
+from tui.capabilities import can_list, can_load, can_resume
 from tui.connection.client import ClientSink, TuiClient
+from tui.connection.mcp import MaskingTap, SdkServer, for_agent
 from tui.connection.recording import Recorder
 from tui.connection.taps import joined
 from tui.connection.transport import SET_MODEL, InspectingTransport
@@ -76,6 +78,16 @@ class AgentConnection:
     client: TuiClient
     session_id: str
     resumed: bool = False
+    opened: OpenedSession | None = None
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        return self.opened.notices if self.opened is not None else ()
+
+    @property
+    def mcp_passed(self) -> tuple[str, ...]:
+        """The names of the MCP servers this session was given (the capabilities view)."""
+        return self.opened.mcp_passed if self.opened is not None else ()
 
     async def prompt(self, text: str) -> PromptResponse:
         return await self.prompt_blocks([text_block(text)])
@@ -174,6 +186,27 @@ async def shut_down(process: AgentProcess) -> None:
             process.kill()
 
 
+@dataclass(frozen=True)
+class OpenedSession:
+    """How the session was opened: its id and response, whether it was an earlier one, and
+    what the transcript should say about it (MCP servers left out, history not replayed)."""
+
+    session_id: str
+    response: NewSessionResponse | LoadSessionResponse
+    resumed: bool
+    notices: tuple[str, ...] = ()
+    mcp_passed: tuple[str, ...] = ()
+
+
+def as_loaded(response: ResumeSessionResponse | None) -> LoadSessionResponse:
+    """session/resume answers as session/load does, without the replay."""
+    if response is None:
+        return LoadSessionResponse()
+    return LoadSessionResponse(
+        modes=response.modes, config_options=response.config_options, field_meta=response.field_meta
+    )
+
+
 async def start_or_resume(
     conn: ClientSideConnection,
     init: InitializeResponse,
@@ -181,13 +214,16 @@ async def start_or_resume(
     resume: str | None,
     choose: SessionChooser | None,
     sink: ClientSink,
-) -> tuple[str, NewSessionResponse | LoadSessionResponse, bool]:
-    """session/new, or session/load of the given id (or of one the user picks from the list).
+) -> OpenedSession:
+    """session/new, or session/load of the given id (or of one the user picks from the list);
+    session/resume when the agent offers it but not session/load.
 
     `resume` is None for a new session, "" to pick from session/list, or a session id.
     Replayed history arrives as ordinary updates before session/load answers.
     """
-    if resume is not None and not can_load(init):
+    servers, notices = for_agent(spec.mcp_servers, init)
+    passed = tuple(server.name for server in servers)
+    if resume is not None and not can_load(init) and not can_resume(init):
         sink.on_unsupported("", "session/load: this agent cannot resume sessions")
         resume = None
     if resume == "":
@@ -195,11 +231,21 @@ async def start_or_resume(
         if choose is not None and can_list(init):
             listed = await conn.list_sessions(cwd=str(spec.cwd))
             resume = await choose(clean(listed.sessions))
+    mcp: list[SdkServer] = servers
+    if resume and can_load(init):
+        loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=mcp)
+        return OpenedSession(
+            resume, clean(loaded or LoadSessionResponse()), True, tuple(notices), passed
+        )
     if resume:
-        loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=[])
-        return resume, clean(loaded or LoadSessionResponse()), True
-    created = await conn.new_session(cwd=str(spec.cwd), mcp_servers=[])
-    return created.session_id, clean(created), False
+        resumed = await conn.resume_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=mcp)
+        notices.append(
+            f"resumed session {resume} with session/resume: "
+            "the agent did not replay the history, so earlier messages are not shown"
+        )
+        return OpenedSession(resume, clean(as_loaded(resumed)), True, tuple(notices), passed)
+    created = await conn.new_session(cwd=str(spec.cwd), mcp_servers=mcp)
+    return OpenedSession(created.session_id, clean(created), False, tuple(notices), passed)
 
 
 async def negotiate(
@@ -210,7 +256,7 @@ async def negotiate(
     sink: ClientSink,
     resume: str | None,
     choose: SessionChooser | None,
-) -> tuple[InitializeResponse, str, NewSessionResponse | LoadSessionResponse, bool]:
+) -> tuple[InitializeResponse, OpenedSession]:
     """initialize, then a session; a refusal or an exit here is an AgentFailed."""
     try:
         init = clean(
@@ -220,13 +266,13 @@ async def negotiate(
                 client_info=Implementation(name="dsh-tui", title="dsh-tui", version=__version__),
             )
         )
-        session_id, session, resumed = await start_or_resume(conn, init, spec, resume, choose, sink)
+        opened = await start_or_resume(conn, init, spec, resume, choose, sink)
     except ConnectionError as error:
         raise await describe_failure(spec, process, "the agent exited during start-up") from error
     except RequestError as error:
         reason = f"the agent refused to start a session: {clean_error(error)}"
         raise await describe_failure(spec, process, reason) from error
-    return init, session_id, session, resumed
+    return init, opened
 
 
 @contextlib.asynccontextmanager
@@ -259,20 +305,29 @@ async def open_session(
         # is reaped, then the terminals it left are closed, whatever went wrong on the way.
         stack.push_async_callback(client.terminals.close_all)
         stack.push_async_callback(reap, process)
-        taps = [] if tap is None else [tap]
+        taps: list[LineTap] = [] if tap is None else [tap]
         if spec.record is not None:
             recorder = Recorder(spec.record)
             stack.push_async_callback(asyncio.to_thread, recorder.close)
             taps.append(recorder)
+        if spec.mcp_servers and taps:  # their env and headers may hold secrets
+            taps = [MaskingTap(each) for each in taps]
         reader, writer = await process.attach(STREAM_LIMIT_BYTES)
         transport = InspectingTransport(
             reader, writer, watcher=client, max_message_bytes=max_message_bytes, tap=joined(taps)
         )
         conn = ClientSideConnection(client, transport)
         stack.push_async_callback(close_connection, conn)
-        init, session_id, session, resumed = await negotiate(
-            conn, spec, process, capabilities, sink, resume, choose
-        )
+        init, opened = await negotiate(conn, spec, process, capabilities, sink, resume, choose)
         yield AgentConnection(
-            spec, conn, process, init, session, capabilities, client, session_id, resumed
+            spec,
+            conn,
+            process,
+            init,
+            opened.response,
+            capabilities,
+            client,
+            opened.session_id,
+            opened.resumed,
+            opened,
         )

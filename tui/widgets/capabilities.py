@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -60,9 +61,11 @@ def capabilities_table(
     return table
 
 
-def consequences_text(caps: ClientCapabilities, init: InitializeResponse) -> Text:
+def consequences_text(
+    caps: ClientCapabilities, init: InitializeResponse, mcp_passed: Sequence[str] = ()
+) -> Text:
     text = Text()
-    for line in consequences(caps, init):
+    for line in consequences(caps, init, mcp_passed):
         text.append("→ ", style="bold")
         text.append(line + "\n")
     text.rstrip()
@@ -109,9 +112,11 @@ class CapabilitiesView(VerticalScroll):
         init: InitializeResponse,
         session: NewSessionResponse | LoadSessionResponse | None,
         terminals: TerminalManager | None = None,
+        mcp_passed: Sequence[str] = (),
         **kwargs: str,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.mcp_passed = tuple(mcp_passed)
         self.caps = caps
         self.init = init
         self.session_response = session
@@ -119,7 +124,9 @@ class CapabilitiesView(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(capabilities_table(self.caps, self.init, self.session_response))
-        yield Static(consequences_text(self.caps, self.init), classes="consequences")
+        yield Static(
+            consequences_text(self.caps, self.init, self.mcp_passed), classes="consequences"
+        )
         listed = terminals_text(self.terminals) if self.terminals is not None else None
         if listed is not None:
             yield Static(listed, classes="terminals")
@@ -146,9 +153,10 @@ class CapabilitiesScreen(ModalScreen[None]):
         init: InitializeResponse,
         session: NewSessionResponse | LoadSessionResponse | None,
         terminals: TerminalManager | None = None,
+        mcp_passed: Sequence[str] = (),
     ) -> None:
         super().__init__()
-        self.view = CapabilitiesView(caps, init, session, terminals)
+        self.view = CapabilitiesView(caps, init, session, terminals, mcp_passed)
         self.view.border_title = "ACP capability negotiation"
         self.view.border_subtitle = "esc close"
 
