@@ -29,7 +29,7 @@ def private_session_dir(
     developer's (a configured model, an old prompt under Up) nor writes into them."""
     monkeypatch.setenv("DSH_SESSION_DIR", str(tmp_path_factory.mktemp("sessions")))
     home = tmp_path_factory.mktemp("xdg")
-    for variable in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+    for variable in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(variable, str(home / variable.lower()))
 
 

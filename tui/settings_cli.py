@@ -192,7 +192,7 @@ def main(command: str, argv: list[str], app_parser: argparse.ArgumentParser) -> 
     config = load(config_path())
     if args.refresh:
         try:
-            registry = live.refresh(cache_dir())
+            registry = live.refresh(cache_dir(), os.environ.get("DSH_REGISTRY_URL", live.LIVE_URL))
             print(f"fetched the live registry: {len(registry.agents)} agents")
         except live.FetchFailed as error:
             registry = live.current(cache_dir())
