@@ -191,6 +191,7 @@ class DshApp(App[None]):
             resume,
             lambda sessions: switcher.choose_session(self, sessions),
             before_connect=self.first_frame,
+            defaults=(self.config.agent_mode, self.config.agent_model),
         )
 
     async def first_frame(self) -> None:

@@ -223,6 +223,8 @@ def run_app(args: argparse.Namespace) -> None:
                 agent_env=choice.env,
                 mcp_servers=settings.mcp_servers,
                 notices=notices(settings.config),
+                agent_mode=choice.mode,
+                agent_model=choice.model,
                 freeze_heap=True,
                 started=started,
             )

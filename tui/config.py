@@ -31,6 +31,8 @@ class AppConfig:
     agent_env: tuple[tuple[str, str], ...] = ()  # a named or registry agent's own variables
     mcp_servers: tuple[McpServer, ...] = ()  # passed to the agent's sessions
     notices: tuple[str, ...] = ()  # shown once the app is up (a settings file's problems)
+    agent_mode: str | None = None  # a named agent's first mode and model (the settings file)
+    agent_model: str | None = None
     # Freeze the heap once the session is up (tui/heap.py). The CLI sets it; tests leave it
     # off, since a test process runs many apps and would keep every one of them.
     freeze_heap: bool = False

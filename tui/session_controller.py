@@ -185,6 +185,7 @@ class SessionController:
         *,
         before_connect: Callable[[], Awaitable[None]] | None = None,
         stay_connected: bool = True,
+        defaults: tuple[str | None, str | None] = (None, None),
     ) -> None:
         """Connect, then send queued prompts one turn at a time until cancelled (or, without
         `stay_connected`, until the queue is empty after a turn). Raises nothing: a failure
@@ -205,6 +206,7 @@ class SessionController:
                 spec, self, resume, choose, process, tap=self.traffic, clock=self.clock
             ) as session:
                 self._connected(session)
+                await self.apply_defaults(session, *defaults)
                 while stay_connected or self.queued:
                     await self.run_turn(session, await self.next_prompt())
         except AgentFailed as failure:
@@ -326,6 +328,34 @@ class SessionController:
             request.cancel()
 
     # -- the session's settings -------------------------------------------------------
+
+    async def apply_defaults(
+        self, session: AgentConnection, mode: str | None, model: str | None
+    ) -> None:
+        """A named agent's first mode and model (the settings file), when the session offers
+        them and is not already there; one notice when it does not offer them."""
+        modes = session.session.modes
+        if mode is not None:
+            offered = [m.id for m in modes.available_modes] if modes is not None else []
+            if mode not in offered:
+                self.notice(f"the settings' mode {mode} is not offered by this agent", "warning")
+            elif modes is not None and modes.current_mode_id != mode:
+                await self.set_mode(mode)
+        if model is None:
+            return
+        for option in session.session.config_options or []:
+            root = getattr(option, "root", option)
+            values = [getattr(choice, "value", None) for choice in getattr(root, "options", [])]
+            if getattr(root, "category", None) == "model" and model in values:
+                if root.current_value != model:
+                    await self.set_config(root.id, model)
+                return
+        offered_models = session.client.offered_models
+        if offered_models is not None and model in dict(offered_models.choices):
+            if offered_models.current != model:
+                await self.set_model(model)
+            return
+        self.notice(f"the settings' model {model} is not offered by this agent", "warning")
 
     async def set_mode(self, mode_id: str) -> bool:
         """session/set_mode; True once the agent took it (a refusal is a `Notify`)."""

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from scripted import notices, script_app
+from scripted import SETTINGS, notices, replies, script_app
 
 from support import wait_until
 from tui.user_config import McpServer
@@ -104,4 +104,15 @@ async def test_resume_uses_session_resume_when_the_agent_cannot_load(tmp_path: P
         assert app.controller.session.session_id == "old-2"
         await wait_until(pilot, lambda: any("did not replay" in text for text in notices(app)))
         assert app.controller.retry_resume() == "old-2"  # Ctrl+R and a retry resume it again
+        await app.action_quit()
+
+
+async def test_a_named_agents_mode_is_set_and_an_unoffered_model_is_named(
+    tmp_path: Path,
+) -> None:
+    script = {"prompts": [[]], **SETTINGS}
+    app = script_app(tmp_path, script, agent_mode="full", agent_model="nope")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: "mode set: full" in replies(app))
+        await wait_until(pilot, lambda: any("model nope is not offered" in t for t in notices(app)))
         await app.action_quit()
