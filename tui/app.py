@@ -316,6 +316,9 @@ class DshApp(App[None]):
     def on_prompt_area_end_requested(self, event: PromptArea.EndRequested) -> None:
         self.action_transcript_end()
 
+    def on_prompt_area_editor_requested(self, event: PromptArea.EditorRequested) -> None:
+        prompt_input.edit_in_editor(self)  # Ctrl+X Ctrl+E: the draft in $EDITOR
+
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
         prompt_input.text_changed(self, event.text_area)
 
