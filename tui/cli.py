@@ -174,6 +174,7 @@ def run_app(args: argparse.Namespace) -> None:
         # command) are then reparented to it, so quit can still find and kill them. Imported
         # after the agent starts, which it does not delay (tui.terminals costs ~0.1 s).
         become_subreaper()
+        from tui import settings_store
         from tui.app import DshApp
         from tui.config import AppConfig
 
@@ -186,6 +187,7 @@ def run_app(args: argparse.Namespace) -> None:
                 allow_dirs=allow_dirs,
                 resume=args.resume,
                 record=args.record,
+                settings_path=settings_store.default_path(),
                 freeze_heap=True,
                 started=started,
             )

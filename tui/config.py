@@ -27,6 +27,8 @@ class AppConfig:
     allow_dirs: tuple[Path, ...] = ()
     resume: str | None = None  # None: new session; "": pick from the list; else a session id
     record: Path | None = None  # `--record FILE`: the wire as JSONL (tui/connection/recording.py)
+    # The theme and diff view kept between runs (tui/settings_store.py); None keeps nothing.
+    settings_path: Path | None = None
     # Freeze the heap once the session is up (tui/heap.py). The CLI sets it; tests leave it
     # off, since a test process runs many apps and would keep every one of them.
     freeze_heap: bool = False
