@@ -34,7 +34,7 @@ class CommandSpec:
 
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "Show the slash commands, modes and models"),
-    CommandSpec("demo", "Play a scripted tour of every tool card (writes hello.py)"),
+    CommandSpec("demo", "Play a scripted tour of every tool card (in dsh-demo/)"),
     CommandSpec(
         "mode", "Show or switch the permission mode", " | ".join(info.id for info in MODES)
     ),

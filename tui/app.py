@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from tui import chrome, permission_flow, prompt_input, switcher
+from tui import chrome, kept_settings, permission_flow, prompt_input, switcher
 from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
@@ -35,11 +35,13 @@ from tui.main_screen import MainScreen
 from tui.sanitize import clean_line, sanitize_text, strip_control
 from tui.session_controller import SessionController
 from tui.session_events import Connected, SessionEvent
+from tui.settings_store import DiffView, SettingsStore
 from tui.state import Change
 from tui.widgets import inspector
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.conversation import ConversationView
+from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.header import SessionHeader
 from tui.widgets.help import HelpScreen
@@ -70,6 +72,10 @@ PTY_ROWS = 50
 
 class DshApp(App[None]):
     TITLE = "dsh-tui"
+    # Set by kept_settings.restore: the settings kept between runs.
+    settings_store: SettingsStore | None
+    settings_notice: str | None
+    diff_view: DiffView
     BINDINGS = [
         # Footer order, whatever has focus (tui/main_screen.py): what this moment needs first
         # (cancel), the session's settings, quit, then the capabilities view, which an 80-column
@@ -98,6 +104,7 @@ class DshApp(App[None]):
         super().__init__()
         self.config = config or AppConfig()
         self.theme = self.config.theme
+        kept_settings.restore(self)  # the theme and diff view of the last run
         self.controller = SessionController(self, clock=self.config.clock)
         # Held, not queried: every streamed update goes to it.
         self.transcript = ConversationView(self.config.cwd, id="conversation")
@@ -163,6 +170,7 @@ class DshApp(App[None]):
         self.controller.shells.on_change = self.refresh_bindings  # Esc stops a `!` command
         for notice in self.config.notices:  # the settings file's problems (tui/user_config.py)
             self.controller.notice(notice, "warning")
+        kept_settings.start_keeping(self)
         self.start_agent(self.config.resume)
 
     # -- the connection -----------------------------------------------------------------
@@ -320,6 +328,12 @@ class DshApp(App[None]):
 
     def on_prompt_area_end_requested(self, event: PromptArea.EndRequested) -> None:
         self.action_transcript_end()
+
+    def on_diff_panel_view_chosen(self, event: DiffPanel.ViewChosen) -> None:
+        kept_settings.keep(self, diff_view=event.view)  # for the panels to come, and next run
+
+    def on_prompt_area_editor_requested(self, event: PromptArea.EditorRequested) -> None:
+        prompt_input.edit_in_editor(self)  # Ctrl+X Ctrl+E: the draft in $EDITOR
 
     def on_text_area_changed(self, event: PromptArea.Changed) -> None:
         prompt_input.text_changed(self, event.text_area)

@@ -208,6 +208,7 @@ def run_app(args: argparse.Namespace) -> None:
         # command) are then reparented to it, so quit can still find and kill them. Imported
         # after the agent starts, which it does not delay (tui.terminals costs ~0.1 s).
         become_subreaper()
+        from tui import settings_store
         from tui.app import DshApp
         from tui.config import AppConfig
 
@@ -225,6 +226,7 @@ def run_app(args: argparse.Namespace) -> None:
                 notices=notices(settings.config),
                 agent_mode=choice.mode,
                 agent_model=choice.model,
+                settings_path=settings_store.default_path(),
                 freeze_heap=True,
                 started=started,
             )

@@ -33,6 +33,8 @@ class AppConfig:
     notices: tuple[str, ...] = ()  # shown once the app is up (a settings file's problems)
     agent_mode: str | None = None  # a named agent's first mode and model (the settings file)
     agent_model: str | None = None
+    # The theme and diff view kept between runs (tui/settings_store.py); None keeps nothing.
+    settings_path: Path | None = None
     # Freeze the heap once the session is up (tui/heap.py). The CLI sets it; tests leave it
     # off, since a test process runs many apps and would keep every one of them.
     freeze_heap: bool = False

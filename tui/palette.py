@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 
+from tui import kept_settings
 from tui.agent_log import client_log_path, default_log_dir
 from tui.state import MessageEntry
 from tui.widgets.diff_panel import DiffPanel, ViewMode
@@ -26,6 +27,7 @@ def toggle_split(app: DshApp) -> None:
     view: ViewMode = "split" if any(not panel.is_split for panel in panels) else "unified"
     for panel in panels:
         panel.view = view
+    kept_settings.keep(app, diff_view=view)  # the panels to come too, and the next run
 
 
 def collapse_all(app: DshApp) -> None:

@@ -63,3 +63,25 @@ def submit(app: DshApp, event: PromptArea.Submitted) -> None:
         app.controller.submit_prompt(text)
         return
     app.run_worker(app.controller.shells.run(command), group="user-shell")
+
+
+def edit_in_editor(app: DshApp) -> None:
+    """Ctrl+X Ctrl+E: suspend the app, edit the draft in the user's editor, and put what was
+    saved back in the prompt (tui/external_editor.py). A failed editor leaves the draft as it
+    was and says why."""
+    from textual.app import SuspendNotSupported
+
+    from tui.external_editor import edit_text
+
+    prompt = app.query_one(PromptArea)
+    try:
+        with app.suspend():
+            outcome = edit_text(prompt.text)
+    except SuspendNotSupported:
+        app.notify("This terminal cannot hand over to an editor.", severity="warning")
+        return
+    if outcome.text is None:
+        app.notify(outcome.problem or "The editor failed.", severity="warning")
+        return
+    prompt.load(outcome.text)
+    prompt.focus()

@@ -430,18 +430,8 @@ def _to_crlf(text: str) -> str:
     return _lf(text).replace("\n", "\r\n")
 
 
-def _edit_file(path: Path, parsed: _EditArgs, last_seen: str | None) -> tuple[str, str, int, str]:
-    """Apply the edit; returns (before, after, occurrences replaced, new digest)."""
-    data = _read_bytes(path)
-    if last_seen is not None and _digest(data) != last_seen:
-        raise FsError(
-            f"{path} has changed on disk since you last read it. "
-            "Read it again before editing, so that change is not lost."
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise FsError(f"{path} is not valid UTF-8 text; edit works on UTF-8 text only") from None
+def _replaced(text: str, parsed: _EditArgs, path: Path) -> tuple[str, int]:
+    """The text after the edit, and how many places it replaces. Raises FsError."""
     old, new = parsed.old_string, parsed.new_string
     count = text.count(old)
     if count == 0 and "\r\n" in text and "\n" in old:
@@ -459,6 +449,22 @@ def _edit_file(path: Path, parsed: _EditArgs, last_seen: str | None) -> tuple[st
             "unique, or set replace_all to true to replace every occurrence."
         )
     after = text.replace(old, new) if parsed.replace_all else text.replace(old, new, 1)
+    return after, count
+
+
+def _edit_file(path: Path, parsed: _EditArgs, last_seen: str | None) -> tuple[str, str, int, str]:
+    """Apply the edit; returns (before, after, occurrences replaced, new digest)."""
+    data = _read_bytes(path)
+    if last_seen is not None and _digest(data) != last_seen:
+        raise FsError(
+            f"{path} has changed on disk since you last read it. "
+            "Read it again before editing, so that change is not lost."
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FsError(f"{path} is not valid UTF-8 text; edit works on UTF-8 text only") from None
+    after, count = _replaced(text, parsed, path)
     encoded = after.encode("utf-8")
     try:
         atomic_write(path, encoded)
@@ -499,7 +505,9 @@ class EditTool:
     }
 
     def inspect_call(self, args: Mapping[str, object], ctx: ToolContext) -> JsonValue:
-        """`{"line": N}`: where `old_string` starts in the file now, if it matches once.
+        """`{"line": N}`: where `old_string` starts in the file now, if it matches once; for a
+        `replace_all` that matches several places, the hunks it would apply now (the
+        `hunks_to_meta` form), so the card and the permission question show every site.
 
         Read when the call is received and logged with it (see `CallInspector`), so the
         snippet card carries a true start line, live and on replay.
@@ -513,6 +521,13 @@ class EditTool:
                 text = handle.read(_INSPECT_MAX_BYTES + 1).decode("utf-8")
         except (ToolArgsError, FsError, OSError, UnicodeDecodeError):
             return None
+        if parsed.replace_all and parsed.old_string and parsed.old_string != parsed.new_string:
+            try:
+                after, count = _replaced(text, parsed, path)
+            except FsError:
+                return None
+            if count > 1:
+                return hunks_to_meta(applied_hunks(parsed.file_path, _lf(text), _lf(after)))
         line = snippet_line(text, parsed.old_string)
         return None if line is None else {"line": line}
 
@@ -523,6 +538,14 @@ class EditTool:
             parsed = _edit_args(args)
         except ToolArgsError:
             return None
+        sites = diffs_from_meta(call_meta)  # a replace_all over several places
+        if sites is not None:
+            return DiffCallView(
+                card="diff",
+                title=f"Edit {parsed.file_path}",
+                diffs=sites,
+                locations=locations_from_meta(call_meta) or (FileLocation(parsed.file_path),),
+            )
         line = call_meta.get("line") if isinstance(call_meta, dict) else None
         if not isinstance(line, int) or isinstance(line, bool) or line < 1 or not parsed.old_string:
             line = None

@@ -470,3 +470,40 @@ async def test_absolute_paths_are_kept(tmp_path: Path) -> None:
     elsewhere = ToolContext(Path("/"))
     result = await read.execute({"file_path": str(target)}, elsewhere)
     assert f"<path>{target}</path>" in result.output
+
+
+def test_a_replace_all_over_several_places_is_inspected_as_its_hunks(
+    tmp_path: Path, ctx: ToolContext
+) -> None:
+    """The call card of a multi-site replace_all is the hunks it would apply now; replayed
+    from the logged meta, the same card comes back without reading the file."""
+    (tmp_path / "f.txt").write_bytes(b"v1\r\n" + b"x\r\n" * 10 + b"v1 end\r\n")
+    args = {"file_path": "f.txt", "old_string": "v1", "new_string": "v2", "replace_all": True}
+    meta = edit.inspect_call(args, ctx)
+    assert meta == {
+        "diffs": [
+            {
+                "path": "f.txt",
+                "oldText": "v1\nx\nx\nx",
+                "newText": "v2\nx\nx\nx",
+                "oldLine": 1,
+                "newLine": 1,
+                "line": 1,
+            },
+            {
+                "path": "f.txt",
+                "oldText": "x\nx\nx\nv1 end",
+                "newText": "x\nx\nx\nv2 end",
+                "oldLine": 9,
+                "newLine": 9,
+                "line": 12,
+            },
+        ]
+    }
+    view = edit.present_call(args, meta)
+    assert isinstance(view, DiffCallView)
+    assert [(d.old_line, d.new_line) for d in view.diffs] == [(1, 1), (9, 9)]
+    assert view.locations == (FileLocation("f.txt", 1), FileLocation("f.txt", 12))
+    # Without replace_all, several matches stay unnumbered (the edit would fail).
+    assert edit.inspect_call({**args, "replace_all": False}, ctx) is None
+    assert edit.inspect_call({**args, "old_string": "nowhere"}, ctx) is None

@@ -23,6 +23,7 @@ from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -93,7 +94,7 @@ class DiffPanel(ScrollView, can_focus=True):
         *,
         anchoring: Anchoring | None = None,
         max_height: int | None = None,
-        view: ViewMode = "auto",
+        view: ViewMode | None = None,
         glyphs: Glyphs = UNICODE_GLYPHS,
         name: str | None = None,
         id: str | None = None,
@@ -112,7 +113,9 @@ class DiffPanel(ScrollView, can_focus=True):
         self._unlexed: set[tuple[Doc, int]] = set()
         self._lexing = False
         self._painter = RowPainter(self, glyphs, cwd, self._lex_later)
-        self.set_reactive(DiffPanel.view, view)
+        # None: the view the user chose last (the app's `diff_view`, kept between runs).
+        self._view_given = view is not None
+        self.set_reactive(DiffPanel.view, view or "auto")
         if max_height is not None:
             self.styles.max_height = max_height
 
@@ -206,6 +209,9 @@ class DiffPanel(ScrollView, can_focus=True):
     # -- lifecycle -------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        preferred = getattr(self.app, "diff_view", None)
+        if not self._view_given and preferred in ("unified", "split"):
+            self.set_reactive(DiffPanel.view, preferred)
         if self._model is not None:
             self._apply(self._model)
         else:
@@ -428,8 +434,16 @@ class DiffPanel(ScrollView, can_focus=True):
             self._hover = None
             self.refresh()
 
+    class ViewChosen(Message):
+        """The user switched this panel's view: the app keeps it for the panels to come."""
+
+        def __init__(self, view: ViewMode) -> None:
+            super().__init__()
+            self.view = view
+
     def action_toggle_view(self) -> None:
         self.view = "unified" if self.is_split else "split"
+        self.post_message(self.ViewChosen(self.view))
 
     def action_expand(self) -> None:
         self._expand(self._enter_target())

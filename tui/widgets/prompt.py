@@ -7,6 +7,9 @@ While the slash-command menu is open, Up and Down move its highlight instead, an
 the highlighted command (it sends once the prompt is exactly that command). The `@` menu
 (tui/widgets/mention_menu.py) comes first: while it is open, Up, Down and Enter are its own.
 The border's subtitle lists the prompt's mentions as chips, `@src/app.py`: what will be attached.
+Ctrl+U clears the whole draft (Ctrl+Z brings it back); Ctrl+X then Ctrl+E asks the app to edit
+the draft in `$EDITOR` (Ctrl+X alone still cuts: at once with a selection, else the line once the
+next key shows it was not the chord).
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from tui.widgets.mention_menu import MentionMenu, apply_to_text_area
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "alt+enter"})
 MAX_LINES = 8
 KEYS_HINT = "enter send · ctrl+j or shift+enter new line · up history"
+CLEAR_KEY = "ctrl+u"
+CHORD_KEYS = ("ctrl+x", "ctrl+e")
+CHORD_HINT = "ctrl+x … (ctrl+e: edit in $EDITOR)"
 
 
 class PromptArea(TextArea):
@@ -65,6 +71,9 @@ class PromptArea(TextArea):
     class EndRequested(Message):
         """End on an empty prompt: go to the transcript's end and follow it again."""
 
+    class EditorRequested(Message):
+        """Ctrl+X Ctrl+E: the app edits the draft in the user's editor."""
+
     def __init__(
         self,
         history: PromptHistory,
@@ -91,6 +100,7 @@ class PromptArea(TextArea):
         # question that appears mid-word must not take the next letters as its answer
         # (tui/widgets/permission.py).
         self.last_typed = float("-inf")
+        self.chord_pending = False
 
     def load(self, text: str) -> None:
         """Replace the text and put the cursor at its end, as recall does."""
@@ -98,6 +108,10 @@ class PromptArea(TextArea):
         self.move_cursor(self.document.end)
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._editing_key(event):
+            event.stop()
+            event.prevent_default()
+            return
         if event.is_printable:
             self.last_typed = time.monotonic()
         if event.key == "enter":
@@ -119,6 +133,24 @@ class PromptArea(TextArea):
             self.replace("\n", start, end, maintain_selection_offset=False)
             return
         await super()._on_key(event)
+
+    def _editing_key(self, event: events.Key) -> bool:
+        """Ctrl+U and the Ctrl+X Ctrl+E chord; True when the key was used up here."""
+        if self.chord_pending:
+            self.chord_pending = False
+            self.border_title = None
+            if event.key == CHORD_KEYS[1]:
+                self.post_message(self.EditorRequested())
+                return True
+            self.action_cut()  # not the chord: the Ctrl+X held back cuts the line, as it would
+        if event.key == CLEAR_KEY:
+            self.clear()  # one edit: Ctrl+Z undoes it
+            return True
+        if event.key == CHORD_KEYS[0] and self.selection.start == self.selection.end:
+            self.chord_pending = True
+            self.border_title = CHORD_HINT
+            return True
+        return False
 
     def take_command(self) -> bool:
         """Enter with the command menu open: the highlighted command replaces the `/prefix`.

@@ -255,7 +255,7 @@ async def test_demo_shows_every_card_kind() -> None:
     assert {"write", "edit", "read", "bash", "todo_write"} <= set(by_name)
     args = [json.loads(call.arguments) for call in calls]
     write = next(a for c, a in zip(calls, args, strict=True) if c.name == "write")
-    assert write["file_path"] == "/ws/hello.py"
+    assert write["file_path"] == "/ws/dsh-demo/hello.py"
     edit = next(a for c, a in zip(calls, args, strict=True) if c.name == "edit")
     assert edit["replace_all"] is True
     commands = [a["command"] for c, a in zip(calls, args, strict=True) if c.name == "bash"]
@@ -294,6 +294,7 @@ def test_demo_commands_and_edit_behave_as_advertised(tmp_path: Path) -> None:
                 timeout=10,
             )
             results.append((done.returncode, done.stdout))
+            assert arguments["workdir"] == "${CWD}/dsh-demo"  # each in the demo's folder
     assert [code for code, _ in results] == [0, 3, -15, 0]
     assert "version 2" in results[0][1]
     assert results[3][1].splitlines() == [str(n) for n in range(1, 401)]

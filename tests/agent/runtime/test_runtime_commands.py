@@ -110,7 +110,10 @@ async def test_demo_shows_every_card_kind(h: Harness) -> None:
     exits = [u["_meta"].get("terminal_exit") for u in results.values() if "_meta" in u]
     assert {"terminal_id": "call_6", "exit_code": 3} in exits
     assert {"terminal_id": "call_7", "signal": "SIGTERM"} in exits
-    assert (h.workspace / "hello.py").exists()
+    # The demo works in a folder of its own, and says so.
+    assert (h.workspace / "dsh-demo" / "hello.py").exists()
+    assert sorted(p.name for p in h.workspace.iterdir()) == ["dsh-demo"]
+    assert "`dsh-demo/`" in h.client.text(sid)
 
 
 async def test_anything_else_explains_offline_mode(h: Harness) -> None:

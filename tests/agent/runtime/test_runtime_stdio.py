@@ -39,7 +39,7 @@ async def test_demo_then_load_in_a_fresh_process_replays_the_same(
         response = await conn.prompt(session_id=sid, prompt=[{"type": "text", "text": "demo"}])  # type: ignore[list-item]
         assert response.stop_reason == "end_turn"
         live = events_only(client.updates(sid))
-    assert (workspace / "hello.py").exists()
+    assert (workspace / "dsh-demo" / "hello.py").exists()
     assert sum(u["sessionUpdate"] == "tool_call" for u in live) == 9
 
     async with agent(tmp_path) as (conn, client, _):
