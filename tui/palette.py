@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App, SystemCommand
 
 from tui.agent_log import client_log_path, default_log_dir
+from tui.grants import show_grants
 from tui.state import MessageEntry
 from tui.widgets.diff_panel import DiffPanel, ViewMode
 from tui.widgets.plan import PlanView
@@ -103,3 +104,8 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
         app.action_inspector,
     )
     yield SystemCommand("Keys", "Every key (F1)", app.action_help)
+    yield SystemCommand(
+        "Permissions…",
+        'The session\'s "always allow" grants, to see and revoke (/permissions)',
+        lambda: show_grants(app),
+    )

@@ -20,7 +20,13 @@ OTHER_KEYS: list[tuple[str, str]] = [
     ("@ then tab / enter", "attach a workspace file: choose its path (up / down)"),
     ("!command", "run it here, in the workspace, without the agent; esc kills it"),
     ("end", "on an empty prompt: the end of the transcript"),
-    ("a / A / r / R", "in a permission question: allow, allow always, reject, reject always"),
+    ("tab", "with a permission question open: the question takes the keys; tab again, back"),
+    (
+        "a / A / r / R",
+        "in a question that has the keys (after tab): allow, allow always, reject, reject "
+        "always; or click an option. Typing never answers: text goes to the prompt",
+    ),
+    ("any letter", "wherever focus is, typing goes to the prompt (and focus with it)"),
     ("s / enter", "on a diff: unified or split, the full review"),
     ("click a card title", "collapse or expand the card"),
     ("/ i c enter", "in the traffic inspector: filter, initialize, the card, open"),
@@ -35,7 +41,7 @@ LONG = {
     "next_mode": "the agent's next mode",
     "pick_model": "pick the model",
     "resume": "resume an earlier session",
-    "complete_command": "complete the slash command",
+    "complete_command": "complete the slash command; else give an open question the keys",
     "page_transcript(-1)": "page up through the transcript",
     "page_transcript(1)": "page down through the transcript",
     "transcript_end": "the end of the transcript, followed again",
