@@ -45,6 +45,7 @@ from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.header import SessionHeader
 from tui.widgets.help import HelpScreen
 from tui.widgets.mention_menu import MentionMenu
+from tui.widgets.new_below import NewBelow
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.plan import PlanView
 from tui.widgets.prompt import KEYS_HINT, PromptArea
@@ -122,6 +123,8 @@ class DshApp(App[None]):
             yield PlanView(id="plan")
             yield (menu := CommandMenu(id="commands"))
             yield (mentions := MentionMenu(self.config.cwd, id="mentions"))
+            yield (below := NewBelow(self.action_transcript_end, id="new-below"))
+            self.transcript.on_new_below = below.show
             yield QueuedPrompts(id="queued")
             yield PromptArea(
                 self.history,

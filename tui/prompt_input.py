@@ -62,6 +62,7 @@ def submit(app: DshApp, prompt: PromptArea, text: str) -> None:
     prompt.clear()
     app.history.add(text)
     app.hide_welcome()
+    app.transcript.jump_to_end()  # what is sent shows, however far back the user was reading
     if command is None:
         app.controller.submit_prompt(text)
         return

@@ -154,3 +154,54 @@ def test_keys_typed_away_from_the_prompt_go_to_it(
     app.wait_for("$ echo dragged", timeout=10)
     app.key("enter")
     app.wait_for("Permission · ❯ echo dragged", timeout=30)
+
+
+def tool_call(call_id: str, title: str) -> dict[str, Any]:
+    return {
+        "update": {
+            "sessionUpdate": "tool_call",
+            "toolCallId": call_id,
+            "title": title,
+            "kind": "read",
+            "status": "completed",
+        }
+    }
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_held_view_says_what_is_new_below_and_sending_goes_to_the_end(
+    tty: Start, home: Path, size: tuple[int, int]
+) -> None:
+    release = home / "release"
+    tall = "\n\n".join(f"paragraph {n} of the long reply" for n in range(60))
+    first = [
+        say(tall),
+        {"wait_file": str(release)},
+        tool_call("c1", "Read first-new.txt"),
+        say("between the new cards"),
+        tool_call("c2", "Read second-new.txt"),
+        say("LAST WORDS of turn one"),
+    ]
+    body = {"agent_name": "script-agent", "prompts": [first, [{"echo": "agent got: "}]]}
+    app = tty(["--agent", script_agent_command(home / "script.json", body)], size=size)
+    app.wait_for(header_ready)
+    app.type("go")
+    app.key("enter")
+    app.wait_for("paragraph 59 of the long reply", timeout=30)
+    app.key("pageup", "pageup")
+    app.wait_gone("paragraph 59 of the long reply", timeout=10)
+    release.touch()
+    # Held: the new entries are counted, not shown.
+    lines = app.wait_for("new below · click or end to follow", timeout=30)
+    marker = next(line for line in lines if "new below" in line)
+    assert "↓ 4 new below" in marker, app.dump()
+    assert not any("LAST WORDS" in line for line in lines), app.dump()
+    click(app, *row_of(lines, "new below"))
+    app.wait_for("LAST WORDS of turn one", timeout=15)
+    app.wait_gone("new below", timeout=10)
+    # Read back, then send: the view goes to the end and follows the answer.
+    app.key("pageup", "pageup")
+    app.wait_gone("LAST WORDS of turn one", timeout=10)
+    app.type("next one")
+    app.key("enter")
+    app.wait_for("agent got: next one", timeout=30)

@@ -19,7 +19,7 @@ OTHER_KEYS: list[tuple[str, str]] = [
     ("/ then tab", "complete one of the agent's slash commands"),
     ("@ then tab / enter", "attach a workspace file: choose its path (up / down)"),
     ("!command", "run it here, in the workspace, without the agent; esc kills it"),
-    ("end", "on an empty prompt: the end of the transcript"),
+    ("end", "on an empty prompt: the end of the transcript (or click '↓ N new below')"),
     ("tab", "with a permission question open: the question takes the keys; tab again, back"),
     (
         "a / A / r / R",
