@@ -15,6 +15,7 @@ from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredComm
 
 from agent.attachments import Attachment
 from agent.events import TextChunk, TurnEnd
+from agent.grant_commands import permissions_command
 from agent.loop import run_model_turn, start_turn, title_for
 from agent.models.config import ConfigError, choice_id, model_choices
 from agent.models.scripted import Scenario, ScriptedModel, bundled_scenario
@@ -40,6 +41,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("model", "Show or switch the model", "model id (see /model)"),
     CommandSpec("status", "Show the session id, workspace, mode, model and log file"),
+    CommandSpec("permissions", 'Show or revoke the "always allow" grants', "revoke N | revoke all"),
 )
 
 
@@ -141,6 +143,7 @@ _HANDLERS: dict[str, Callable[[AgentSession, str], str]] = {
     "mode": _mode,
     "model": _model,
     "status": lambda session, _: _status(session),
+    "permissions": lambda session, argument: permissions_command(session.grants, argument),
 }
 
 

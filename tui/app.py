@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
+from textual._dispatch_key import dispatch_key
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from tui import chrome, kept_settings, permission_flow, prompt_input, switcher
+from tui import chrome, kept_settings, key_routing, permission_flow, prompt_input, switcher
 from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
@@ -46,6 +47,7 @@ from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.header import SessionHeader
 from tui.widgets.help import HelpScreen
 from tui.widgets.mention_menu import MentionMenu
+from tui.widgets.new_below import NewBelow
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.plan import PlanView
 from tui.widgets.prompt import KEYS_HINT, PromptArea
@@ -83,12 +85,16 @@ class DshApp(App[None]):
         Binding("escape", "cancel_turn", "Cancel turn"),
         # The same key when only a `!` command runs: no turn to cancel, so it says what it does.
         Binding("escape", "stop_commands", "Stop command"),
+        Binding("tab", "complete_command", "Complete", show=False, priority=True),
+        # An open question's keys are the prompt's until Tab gives them to it (the footer
+        # says which way Tab goes now): typing never answers.
+        Binding("tab", "permission_keys(1)", "Answer", priority=True),
+        Binding("tab", "permission_keys(0)", "Prompt", priority=True),
         Binding("shift+tab", "next_mode", "Mode", priority=True),
         Binding("ctrl+l", "pick_model", "Model"),
         Binding("ctrl+r", "resume", "Resume"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("ctrl+k", "capabilities", "Capabilities", priority=True),
-        Binding("tab", "complete_command", "Complete", show=False, priority=True),
         Binding("pageup", "page_transcript(-1)", "Scroll up", show=False),
         Binding("pagedown", "page_transcript(1)", "Scroll down", show=False),
         Binding("ctrl+end", "transcript_end", "End", show=False, priority=True),
@@ -124,6 +130,8 @@ class DshApp(App[None]):
             yield PlanView(id="plan")
             yield (menu := CommandMenu(id="commands"))
             yield (mentions := MentionMenu(self.config.cwd, id="mentions"))
+            yield (below := NewBelow(self.action_transcript_end, id="new-below"))
+            self.transcript.on_new_below = below.show
             yield QueuedPrompts(id="queued")
             yield PromptArea(
                 self.history,
@@ -131,6 +139,7 @@ class DshApp(App[None]):
                 placeholder=CONNECTING_PLACEHOLDER,
                 menu=menu,
                 mention_menu=mentions,
+                on_submit=lambda prompt, text: prompt_input.submit(self, prompt, text),
                 id="prompt",
             )
             yield StatusLine(id="status")
@@ -323,9 +332,6 @@ class DshApp(App[None]):
 
     # -- input and actions --------------------------------------------------------------
 
-    def on_prompt_area_submitted(self, event: PromptArea.Submitted) -> None:
-        prompt_input.submit(self, event)  # queued for the agent, or a `!` command run here
-
     def on_prompt_area_end_requested(self, event: PromptArea.EndRequested) -> None:
         self.action_transcript_end()
 
@@ -359,7 +365,11 @@ class DshApp(App[None]):
             return False
         controller = self.controller
         if action == "complete_command":
-            return prompt_input.can_complete(self)
+            panel = permission_flow.open_panel(self)
+            return prompt_input.can_complete(self) and not (panel and panel.has_focus)
+        if action == "permission_keys":
+            panel = permission_flow.open_panel(self)
+            return panel is not None and panel.has_focus != bool(parameters and parameters[0])
         if action == "cancel_turn":
             return controller.turn_running or bool(controller.queued or controller.permissions)
         if action == "stop_commands":
@@ -378,7 +388,9 @@ class DshApp(App[None]):
         """The palette: Textual's own commands, then the app's (tui/palette.py)."""
         from tui.palette import app_commands
 
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":  # Textual's keys panel: the app's "Keys" is F1
+                yield command
         yield from app_commands(self)
 
     def action_help(self) -> None:
@@ -412,6 +424,19 @@ class DshApp(App[None]):
 
     def action_complete_command(self) -> None:
         prompt_input.complete(self)  # a slash command (the prompt takes Tab for `@` paths)
+
+    def action_permission_keys(self, to_panel: int) -> None:
+        permission_flow.toggle_focus(self)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """App's own key handling (bindings from the focused widget up, then `key_` methods),
+        then a printable key nothing took goes to the prompt (tui/key_routing.py)."""
+        event.prevent_default()  # replaces App._on_key, which would run the bindings again
+        if await self._check_bindings(event.key):
+            return
+        if await dispatch_key(self, event):
+            return
+        key_routing.to_prompt(self, event)
 
     def action_capabilities(self) -> None:
         if isinstance(self.screen, CapabilitiesScreen):

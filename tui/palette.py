@@ -9,6 +9,7 @@ from textual.app import App, SystemCommand
 
 from tui import kept_settings
 from tui.agent_log import client_log_path, default_log_dir
+from tui.grants import show_grants
 from tui.state import MessageEntry
 from tui.widgets.diff_panel import DiffPanel, ViewMode
 from tui.widgets.plan import PlanView
@@ -105,3 +106,8 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
         app.action_inspector,
     )
     yield SystemCommand("Keys", "Every key (F1)", app.action_help)
+    yield SystemCommand(
+        "Permissions…",
+        'The session\'s "always allow" grants, to see and revoke (/permissions)',
+        lambda: show_grants(app),
+    )

@@ -1,15 +1,18 @@
-"""The permission panel on screen: it replaces the prompt while the first queued question
-(`SessionController.permissions`) waits, and the next one follows once it is answered."""
+"""The permission panel on screen: it shows above the prompt while the first queued question
+(`SessionController.permissions`) waits, and the next one follows once it is answered.
+
+The prompt keeps the keyboard: what is typed while a question is open goes to the prompt and
+stays there (Enter queues it), so no word typed can answer. Tab gives the keys to the panel,
+and Tab again gives them back; a click on an option answers with it.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
 
-from textual import events
-
 from tui.widgets.diff_review import DiffReviewScreen
-from tui.widgets.permission import TYPING_PAUSE_S, PermissionPanel
+from tui.widgets.permission import PermissionPanel
 from tui.widgets.prompt import PromptArea
 
 if TYPE_CHECKING:
@@ -20,25 +23,16 @@ log = logging.getLogger(__name__)
 
 
 def show_permission(app: DshApp, request: PendingPermission) -> None:
-    """Show the request's panel. One that cannot be shown (a panel that fails to build) is
-    answered cancelled, which is fail-closed, and the controller then asks the next: raising
-    here instead would leave it first in the queue for ever, unanswered, and no later panel
-    would appear."""
+    """Show the request's panel, without taking focus. One that cannot be shown (a panel that
+    fails to build) is answered cancelled, which is fail-closed, and the controller then asks
+    the next: raising here instead would leave it first in the queue for ever, unanswered, and
+    no later panel would appear."""
     if request.answer.done():
         return  # answered (cancelled, say) before its turn on screen came
     try:
         card = app.controller.conversation.tool_calls.get(request.tool_call.tool_call_id)
-        prompt = app.query_one(PromptArea)
-        panel = PermissionPanel(
-            request,
-            app.config.cwd,
-            card.content if card else None,
-            typing_until=prompt.last_typed + TYPING_PAUSE_S,
-            type_ahead=lambda event: type_ahead(app, event),
-        )
-        prompt.display = False
+        panel = PermissionPanel(request, app.config.cwd, card.content if card else None)
         app.query_one("#bottom").mount(panel, before=app.query_one("#prompt"))
-        panel.focus()
     except Exception:
         log.exception("could not show a permission request")
         app.notify(
@@ -48,30 +42,40 @@ def show_permission(app: DshApp, request: PendingPermission) -> None:
         request.cancel()
 
 
-def type_ahead(app: DshApp, event: events.Key) -> None:
-    """Keys typed into the prompt just as a question appeared: they stay the prompt's."""
-    prompt = app.query_one(PromptArea)
-    if event.key == "enter":
-        app.on_prompt_area_submitted(PromptArea.Submitted(prompt, prompt.text))
-    elif event.character:
-        prompt.insert(event.character)
+def open_panel(app: DshApp) -> PermissionPanel | None:
+    """The question on screen, if one is open."""
+    panels = app.query(PermissionPanel)
+    return panels.first() if panels else None
+
+
+def toggle_focus(app: DshApp) -> None:
+    """Tab: the keys to the open question, or back to the prompt."""
+    panel = open_panel(app)
+    if panel is None:
+        return
+    if panel.has_focus:
+        app.query_one(PromptArea).focus()
+    else:
+        panel.focus()
 
 
 def close_permission(
     app: DshApp, request: PendingPermission, following: PendingPermission | None
 ) -> None:
-    # Drop focus before the panel leaves: Textual would hand it to the last focusable
-    # widget before the panel, inside the transcript, and scroll the transcript to it.
-    app.screen.set_focus(None)
+    """The next question shows without focus, like the first: a key pressed twice never
+    answers two questions. Focus that was on the panel goes back to the prompt."""
+    had_focus = any(panel.has_focus for panel in app.query(PermissionPanel))
+    if had_focus:
+        # Drop focus before the panel leaves: Textual would hand it to the last focusable
+        # widget before the panel, inside the transcript, and scroll the transcript to it.
+        app.screen.set_focus(None)
     for panel in app.query(PermissionPanel):
         if panel.request is request:
             panel.remove()
     if following is not None:
         show_permission(app, following)
-    else:
-        prompt = app.query_one(PromptArea)
-        prompt.display = True
-        prompt.focus()
+    if had_focus:
+        app.query_one(PromptArea).focus()
 
 
 def review(app: DshApp, event: PermissionPanel.ReviewRequested) -> None:

@@ -42,12 +42,15 @@ def complete(app: DshApp) -> None:
         app.query_one(PromptArea).load(completion)
 
 
-def submit(app: DshApp, event: PromptArea.Submitted) -> None:
+def submit(app: DshApp, prompt: PromptArea, text: str) -> None:
     """Queue the prompt: it is sent once the session is ready and no turn runs, so what is
     typed before the agent answers, or during a turn, is never lost. `!command` runs at once
     on this machine instead, never sent; `!` alone does nothing."""
-    text = event.text.strip()
+    text = text.strip()
     if not text:
+        if app.controller.permissions:
+            # Enter is never an answer: say where the question's keys are.
+            app.notify("A question is open: Tab gives it the keys (a allow, r reject).")
         return
     command = shell_command(text)
     if command == "":
@@ -56,9 +59,10 @@ def submit(app: DshApp, event: PromptArea.Submitted) -> None:
         # Kept in the prompt, not queued: a command runs when asked, or not at all.
         app.notify("Not connected yet: a ! command runs once the session is open.")
         return
-    event.prompt.clear()
+    prompt.clear()
     app.history.add(text)
     app.hide_welcome()
+    app.transcript.jump_to_end()  # what is sent shows, however far back the user was reading
     if command is None:
         app.controller.submit_prompt(text)
         return

@@ -42,8 +42,9 @@ async def test_permission_keys_answer_with_the_agents_options(tmp_path: Path) ->
             await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
             panel = app.query_one(PermissionPanel)
             assert "Edit hello.py" in str(panel.border_title)
-            assert not app.query_one(PromptArea).display
-            await pilot.press(key)
+            # The prompt stays, with the keys: a question answers only once Tab gives it them.
+            assert app.query_one(PromptArea).has_focus
+            await pilot.press("tab", key)
             await wait_until(pilot, lambda: not app.controller.turn_running)
             assert f"permission outcome: {expected}" in replies(app)
             assert not app.query(PermissionPanel)

@@ -86,6 +86,7 @@ async def test_offline_agent_edit_of_line_17_shows_17(tmp_path: Path) -> None:
         preview = app.query_one(PermissionPanel).query_one(DiffPanel)
         await preview.wait_ready()
         assert changed_lines(preview) == [("removed", 17, None), ("added", None, 17)]
+        await pilot.press("tab")  # the question takes the keys
         await pilot.press("a")
         await wait_until(pilot, lambda: turns_ended(app) == 1)
         card = app.query_one(ToolCard)
@@ -158,7 +159,7 @@ async def test_foreign_agent_snippets_are_placed_by_anchoring(tmp_path: Path) ->
         await wait_until(pilot, lambda: changed_lines(pending) != [] and pending.model is not None)
         assert changed_lines(pending) == [("removed", 17, None), ("added", None, 17)]
 
-        await pilot.press("enter")  # the full review
+        await pilot.press("tab", "enter")  # the question takes the keys; the full review
         await wait_until(pilot, lambda: isinstance(app.screen, DiffReviewScreen))
         review = app.screen
         assert isinstance(review, DiffReviewScreen)

@@ -157,6 +157,7 @@ async def test_a_call_asked_only_as_a_permission_question_gets_a_card(tmp_path: 
         card = cards(app)["toolu_01ABC"]
         assert card.entry.title == "Write hello.py" and card.entry.kind == "edit"
         assert card.entry.status == "pending"
+        await pilot.press("tab")  # the question takes the keys
         await pilot.press("r")
         await wait_until(pilot, lambda: turns_ended(app) == 1)
         await pilot.pause()
@@ -166,6 +167,7 @@ async def test_a_call_asked_only_as_a_permission_question_gets_a_card(tmp_path: 
         # The same id asked again is the same card; allowed, the agent's update completes it.
         await send(app, pilot)
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
+        await pilot.press("tab")  # the question takes the keys
         await pilot.press("a")
         await wait_until(pilot, lambda: turns_ended(app) == 2)
         assert list(cards(app)) == ["toolu_01ABC"]
@@ -190,6 +192,7 @@ async def test_raw_input_previews_are_sanitised_json(tmp_path: Path) -> None:
         assert '"command": "printf \'\\\\033[31mred\\\\033[0m\' ' in preview
         assert '"description": "Red"' in preview
         assert "'command'" not in preview and "\x1b" not in preview and "\x07" not in preview
+        await pilot.press("tab")  # the question takes the keys
         await pilot.press("r")
         await wait_until(pilot, lambda: turns_ended(app) == 1)
 
@@ -469,5 +472,6 @@ async def test_a_whole_file_diff_previews_from_its_first_change(tmp_path: Path) 
         assert not any("import" in line for line in shown)
         assert "return 3" in changes[0] and "- " in changes[0]
         assert "return 33" in changes[1] and "+ " in changes[1]
+        await pilot.press("tab")  # the question takes the keys
         await pilot.press("r")
         await wait_until(pilot, lambda: turns_ended(app) == 1)

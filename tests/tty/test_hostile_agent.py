@@ -149,6 +149,8 @@ def test_no_agent_field_reaches_the_terminal(tty: Start, home: Path) -> None:
     for tag in ("ALLOW", "REJECT"):
         assert shown(tag) in screen, app.dump()
     assert f"Permission · ❯ {shown('ASK')}" in screen, app.dump()
+    app.key("tab")  # the question takes the keys
+    app.wait_for("keys answer · tab back to the prompt", timeout=10)
     app.send("a")
     wait_until(done.exists, what="the turn to be played")
     app.wait_for("permission outcome: selected allow")

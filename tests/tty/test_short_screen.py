@@ -3,7 +3,6 @@ question, through the real binary and dsh-agent in Ask mode, read back as a pers
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,7 +45,8 @@ def test_a_plan_and_a_question_leave_the_transcript_room(
         assert not any("▸ plan" in line for line in lines), app.dump()
         assert any(line.strip() == "○  Commit" for line in lines), app.dump()
         assert "[A] Always allow bash in this session" in options[0], app.dump()
-    time.sleep(0.7)  # a key within 0.6 s of typing belongs to the prompt (type-ahead rule)
+    app.key("tab")  # the question takes the keys: typed letters never answer it
+    app.wait_for("keys answer · tab back to the prompt", timeout=10)
     app.type("r")
     wait_until(lambda: turns_ended(home) == 2, what="the rejected call's turn")
     app.wait_gone("Permission · ❯ echo hello")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from textual import events
@@ -98,6 +99,10 @@ class ConversationView(VerticalScroll):
         self._banner = HiddenBanner("", classes="hidden-banner")
         self._following = True
         self._spinner_frame = 0
+        # Entries added while the view is held away from the end: the "↓ N new" marker
+        # (tui/widgets/new_below.py) shows the count through `on_new_below`.
+        self.new_below = 0
+        self.on_new_below: Callable[[int], None] | None = None
 
     def pre_layout(self, layout: Layout) -> None:
         """Mark for re-measuring every entry whose contents asked for layout.
@@ -132,6 +137,8 @@ class ConversationView(VerticalScroll):
             match change:
                 case EntryAdded(entry=entry):
                     self._entries.append(entry)
+                    if not self._following:
+                        self._count_new_below(self.new_below + 1)
                     self._queue_mount(self._make_widget(entry))
                 case TextAppended(entry=entry, text=text):
                     target = self._widgets.get(id(entry))
@@ -221,9 +228,16 @@ class ConversationView(VerticalScroll):
         """Whether the view sticks to the end: the user has not scrolled away from it."""
         return self._following
 
+    def _count_new_below(self, count: int) -> None:
+        if count != self.new_below:
+            self.new_below = count
+            if self.on_new_below is not None:
+                self.on_new_below(count)
+
     def jump_to_end(self) -> None:
-        """Go to the end and follow it again (End, Ctrl+End)."""
+        """Go to the end and follow it again (End, Ctrl+End, sending a prompt)."""
         self._following = True
+        self._count_new_below(0)
         self.scroll_end(animate=False, immediate=True)
         self._sync_anchor()
 
@@ -232,6 +246,7 @@ class ConversationView(VerticalScroll):
         # Only scrolling calls this: the anchor moves the view without calling watchers.
         if new_value >= self.max_scroll_y:
             self._following = True
+            self._count_new_below(0)
         elif new_value < old_value:
             self._following = False
         self._sync_anchor()
@@ -263,6 +278,7 @@ class ConversationView(VerticalScroll):
     def clear(self) -> None:
         self.anchor(False)
         self._following = True
+        self._count_new_below(0)
         self._widgets.clear()
         self._entries.clear()
         self._pending_mounts.clear()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +38,9 @@ SHORT_LABELS = {
     "reject_once": "reject",
     "reject_always": "never",
 }
-# Keys typed less than this after the user last typed into the prompt still belong to it.
-TYPING_PAUSE_S = 0.6
+# How the panel's keys are reached: typing never answers (it goes to the prompt); Tab moves
+# the keys to the panel, or a click on an option answers with it.
+FOCUS_HINT = "tab answers"
 
 
 def preview_text(
@@ -103,34 +102,53 @@ def diff_items(
 class OptionsRow(Static):
     """The panel's keys on one row: the agent's option names when they fit, else a word for
     each, cut with an ellipsis only as a last resort. Never wrapped: a second row would be
-    taken from the transcript."""
+    taken from the transcript. A click on an option chooses it."""
 
     def __init__(self, panel: PermissionPanel, *, classes: str) -> None:
         super().__init__(classes=classes)
         self.panel = panel
+        self._spans: list[tuple[int, int, str]] = []
 
     def render(self) -> Text:
-        text = self.panel.options_text()
+        spans: list[tuple[int, int, str]] = []
+        text = self.panel.options_text(spans)
         if text.cell_len > self.size.width:
-            text = self.panel.short_options_text()
+            spans = []
+            text = self.panel.short_options_text(spans)
+        self._spans = spans
         text.no_wrap = True
         text.overflow = "ellipsis"
         return text
 
+    def on_click(self, event: events.Click) -> None:
+        for start, end, option_id in self._spans:
+            if start <= event.x < end:
+                event.stop()
+                self.panel.request.choose(option_id)
+                return
+
 
 class PermissionPanel(Vertical, can_focus=True):
-    """Replaces the prompt while open. Keys pick the agent's options; Esc cancels the turn
-    (session/cancel, and every open question answered cancelled)."""
+    """Above the prompt while open. Typing goes on to the prompt: the option keys answer only
+    once the panel has focus (Tab, or a click), and a click on an option answers with it.
+    Esc cancels the turn (session/cancel, and every open question answered cancelled)."""
 
     DEFAULT_CSS = """
     PermissionPanel {
         height: auto;
         max-height: 16;
-        margin: 0 0 1 0;
+        margin: 0;
         padding: 0 1;
-        border: round $warning;
+        border: round $warning 60%;
         border-title-color: $warning;
         border-title-style: bold;
+        border-subtitle-color: $text-muted;
+    }
+    PermissionPanel:focus {
+        border: heavy $warning;
+        background-tint: $warning 8%;
+        border-subtitle-color: $warning;
+        border-subtitle-style: bold;
     }
     PermissionPanel > .preview { color: $text; height: auto; max-height: 9; }
     PermissionPanel > DiffPanel.preview { background: $surface; }
@@ -158,16 +176,9 @@ class PermissionPanel(Vertical, can_focus=True):
         request: PendingPermission,
         cwd: Path,
         card_content: list[Any] | None = None,
-        *,
-        typing_until: float = 0.0,
-        type_ahead: Callable[[events.Key], None] | None = None,
     ) -> None:
         super().__init__()
         self.request = request
-        # A question that appears while the user is typing a prompt does not take those keys
-        # as its answer: until a pause of TYPING_PAUSE_S they go on to the prompt (`type_ahead`).
-        self.typing_until = typing_until
-        self.type_ahead = type_ahead
         self.cwd = cwd
         self.card_content = card_content or []
         self._anchoring: line_numbers.Anchoring | None = None
@@ -178,6 +189,15 @@ class PermissionPanel(Vertical, can_focus=True):
         # (found at compose) or the kind stands in.
         title = request.tool_call.title or kind
         self.border_title = Content(f"Permission · {KIND_ICONS.get(kind, '•')} {title}")
+        self.border_subtitle = FOCUS_HINT
+
+    def on_focus(self) -> None:
+        self.border_subtitle = "keys answer · tab back to the prompt"
+        self.query_one(OptionsRow).refresh()
+
+    def on_blur(self) -> None:
+        self.border_subtitle = FOCUS_HINT
+        self.query_one(OptionsRow).refresh()
 
     @property
     def compact(self) -> bool:
@@ -247,42 +267,51 @@ class PermissionPanel(Vertical, can_focus=True):
         """The request's diff blocks (else the card's), with their `_meta` start lines."""
         return line_numbers.diff_items(self.diff_items())
 
-    def options_text(self) -> Text:
-        """The keys with the agent's own option names: `[a] Allow once   [r] Reject ...`."""
-        text = Text()
+    def options_text(self, spans: list[tuple[int, int, str]] | None = None) -> Text:
+        """The keys with the agent's own option names: `[a] Allow once   [r] Reject ...`,
+        after `tab ▸` while the panel does not have the keys. `spans` gets each option's
+        cells, for a click."""
+        text = self._lead()
         for key, option in self.request.keyed_options:
             style = "green" if option.kind.startswith("allow") else "red"
+            start = text.cell_len
             text.append(f"[{key}] ", style=f"bold {style}")
-            text.append(option.name + "   ")  # one safe line already (tui/agent_text.py)
+            text.append(option.name)  # one safe line already (tui/agent_text.py)
+            if spans is not None:
+                spans.append((start, text.cell_len, option.option_id))
+            text.append("   ")
         text.append("esc cancel turn", style="dim")
         if diff_items(self.request, self.card_content):
             text.append("   ⏎ full review", style="dim")
         return text
 
-    def short_options_text(self) -> Text:
+    def short_options_text(self, spans: list[tuple[int, int, str]] | None = None) -> Text:
         """The keys with a word each, for a row too narrow for the names:
         `a allow · A always · r reject · esc cancel`. A kind the spec does not name keeps
         its name."""
-        text = Text()
+        text = self._lead()
         for key, option in self.request.keyed_options:
             style = "green" if option.kind.startswith("allow") else "red"
+            start = text.cell_len
             text.append(key, style=f"bold {style}")
             text.append(" " + SHORT_LABELS.get(option.kind, option.name))
+            if spans is not None:
+                spans.append((start, text.cell_len, option.option_id))
             text.append(" · ", style="dim")
         text.append("esc cancel", style="dim")
         if diff_items(self.request, self.card_content):
             text.append(" · ⏎ review", style="dim")
         return text
 
+    def _lead(self) -> Text:
+        """`tab ▸ ` while the keys are the prompt's: the option keys are not live yet."""
+        if self.has_focus:
+            return Text()
+        return Text.assemble(("tab", "bold"), (" ▸ ", "dim"))
+
     def on_key(self, event: events.Key) -> None:
-        now = time.monotonic()
-        if now < self.typing_until and (event.is_printable or event.key == "enter"):
-            self.typing_until = now + TYPING_PAUSE_S
-            if self.type_ahead is not None:
-                self.type_ahead(event)
-            event.stop()
-            event.prevent_default()
-            return
+        """Only while the panel has focus: an option's key answers, Enter opens the review.
+        Any other printable key goes on to the app, which gives it to the prompt."""
         key = event.character if event.character and event.character.isprintable() else event.key
         if event.key == "enter" and diff_items(self.request, self.card_content):
             self.post_message(self.ReviewRequested(self, self.request))

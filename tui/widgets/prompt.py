@@ -14,7 +14,6 @@ next key shows it was not the chord).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from textual import events
@@ -48,6 +47,7 @@ class PromptArea(TextArea):
         background: $surface;
     }}
     PromptArea:focus {{ border: round $primary; }}
+    PromptArea:blur {{ border: round $primary 40%; border-title-color: $text-muted; }}
     PromptArea:disabled {{ border: round $panel-lighten-2; }}
     """
     BINDINGS = [
@@ -82,6 +82,7 @@ class PromptArea(TextArea):
         placeholder: str = "",
         menu: CommandMenu | None = None,
         mention_menu: MentionMenu | None = None,
+        on_submit: Callable[[PromptArea, str], None] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(
@@ -96,11 +97,20 @@ class PromptArea(TextArea):
         self.take_queued = take_queued
         self.command_menu = menu
         self.mention_menu = mention_menu
-        # When the user last typed a character of a prompt not yet sent: a permission
-        # question that appears mid-word must not take the next letters as its answer
-        # (tui/widgets/permission.py).
-        self.last_typed = float("-inf")
         self.chord_pending = False
+        # Called at the Enter itself, not from a message: keys that came in the same read as
+        # the Enter are already queued to this widget, and a Submitted message handled after
+        # them would find the next prompt's first letters typed onto this one.
+        self.on_submit = on_submit
+
+    def on_focus(self) -> None:
+        self.border_title = None
+
+    def on_blur(self) -> None:
+        # Where the keys went is not always visible (the transcript, say): the prompt says
+        # that they are elsewhere, and that typing brings them back (tui/key_routing.py).
+        if not self.disabled:
+            self.border_title = "keys elsewhere · type to come back"
 
     def load(self, text: str) -> None:
         """Replace the text and put the cursor at its end, as recall does."""
@@ -112,15 +122,12 @@ class PromptArea(TextArea):
             event.stop()
             event.prevent_default()
             return
-        if event.is_printable:
-            self.last_typed = time.monotonic()
         if event.key == "enter":
             event.stop()
             event.prevent_default()
             if self.take_command():
                 return
-            self.last_typed = float("-inf")  # sent: the next key may well be an answer
-            self.post_message(self.Submitted(self, self.text))
+            self.submit()
             return
         if self._mention_key(event.key):
             event.stop()
@@ -151,6 +158,13 @@ class PromptArea(TextArea):
             self.border_title = CHORD_HINT
             return True
         return False
+
+    def submit(self) -> None:
+        """The text goes to `on_submit` now (or as a Submitted message, for a host without)."""
+        if self.on_submit is not None:
+            self.on_submit(self, self.text)
+        else:
+            self.post_message(self.Submitted(self, self.text))
 
     def take_command(self) -> bool:
         """Enter with the command menu open: the highlighted command replaces the `/prefix`.

@@ -49,7 +49,7 @@ async def test_new_session_offers_modes_config_and_commands(connect: Connect) ->
         [update] = h.client.updates(response.session_id)
         assert update["sessionUpdate"] == "available_commands_update"
         names = [c["name"] for c in update["availableCommands"]]
-        assert names == ["help", "demo", "mode", "model", "status"]
+        assert names == ["help", "demo", "mode", "model", "status", "permissions"]
 
 
 @pytest.mark.parametrize("cwd", ["relative/dir", "/no/such/dir"])
@@ -133,6 +133,24 @@ async def test_allow_always_stops_asking_for_that_tool(connect: Connect) -> None
         await h.prompt(sid, "write b.txt: x")
         asked = [tc.tool_call_id for tc, _ in h.client.permissions()]
         assert asked == ["call_1", "call_3"]  # bash once, then write once
+
+
+async def test_permissions_command_lists_and_revokes_grants(connect: Connect) -> None:
+    """`/permissions` over ACP: the grant is listed, `revoke 1` removes it, and the next
+    call of that tool asks again."""
+    async with connect(answer=select("allow-always")) as h:
+        sid = await h.new()
+        await h.prompt(sid, "$ echo one")
+        await h.prompt(sid, "/permissions")
+        assert "1. `bash` in the workspace" in h.client.text(sid)
+        await h.prompt(sid, "$ echo two")  # granted: no question
+        await h.prompt(sid, "/permissions revoke 1")
+        assert "Revoked: `bash` in the workspace" in h.client.text(sid)
+        await h.prompt(sid, "$ echo three")
+        asked = [tc.tool_call_id for tc, _ in h.client.permissions()]
+        assert asked == ["call_1", "call_3"]  # asked again once revoked
+        await h.prompt(sid, "/permissions revoke all")
+        assert "Revoked 1 grant" in h.client.text(sid)
 
 
 async def test_unknown_option_is_a_rejection(connect: Connect) -> None:
