@@ -7,6 +7,11 @@ While the slash-command menu is open, Up and Down move its highlight instead, an
 the highlighted command (it sends once the prompt is exactly that command). The `@` menu
 (tui/widgets/mention_menu.py) comes first: while it is open, Up, Down and Enter are its own.
 The border's subtitle lists the prompt's mentions as chips, `@src/app.py`: what will be attached.
+
+Whatever enters the prompt (keys, a paste, a completed path, a recalled or queued prompt) is
+cleaned as agent prose is, on its way into the document: a TextArea draws its text to the
+terminal as it is, and a pasted or recalled escape sequence would act on it. The chips are
+plain content, never markup: a path may hold `[@click=app.quit]`.
 """
 
 from __future__ import annotations
@@ -16,11 +21,14 @@ from collections.abc import Callable
 
 from textual import events
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Edit, EditResult
 
 from tui.history import PromptHistory
 from tui.mentions.parse import find_mentions
+from tui.sanitize import clean_prose
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.mention_menu import MentionMenu, apply_to_text_area
 
@@ -92,6 +100,14 @@ class PromptArea(TextArea):
         # (tui/widgets/permission.py).
         self.last_typed = float("-inf")
 
+    def edit(self, edit: Edit) -> EditResult:
+        """Every change of the text comes here: what it inserts is cleaned first."""
+        edit.text = clean_prose(edit.text)
+        return super().edit(edit)
+
+    def load_text(self, text: str) -> None:
+        super().load_text(clean_prose(text))
+
     def load(self, text: str) -> None:
         """Replace the text and put the cursor at its end, as recall does."""
         self.text = text
@@ -155,7 +171,7 @@ class PromptArea(TextArea):
     def show_mentions(self) -> None:
         """The mentions in the text as chips on the border: what the prompt will attach."""
         chips = [f"@{mention.path}" for mention in find_mentions(self.text)]
-        self.border_subtitle = " ".join(dict.fromkeys(chips))
+        self.border_subtitle = Content(" ".join(dict.fromkeys(chips)))
 
     def _menu_move(self, delta: int, select: bool) -> bool:
         if not select and self.mention_menu and self.mention_menu.is_open:
