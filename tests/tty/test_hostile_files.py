@@ -106,3 +106,16 @@ def test_no_file_name_reaches_the_terminal(tty: Start, home: Path) -> None:
     extra = app.unexpected_sequences()
     assert not extra, f"sequences outside Textual's own set: {extra}"
     assert set(seen) <= TEXTUAL_SEQUENCES
+
+
+def test_bidi_in_command_output_is_shown_not_obeyed(tty: Start, home: Path) -> None:
+    app = tty(size=(100, 30))
+    app.wait_for(header_ready)
+    app.wait_for("Message the agent")
+    # printf writes U+202E and U+200B from octal escapes: the command line has none of them.
+    app.type(r"!printf 'x\342\200\256y\342\200\213z \033[31mred\033[0m\n'")
+    app.key("enter")
+    app.wait_for("exit 0")
+    app.wait_for("x⟨U+202E⟩y⟨U+200B⟩z red")
+    assert app.quit() == 0
+    assert not app.unexpected_sequences()
