@@ -10,7 +10,7 @@ an empty title included. Every string becomes:
 * multi-line tool output and `raw_input`/`raw_output` strings (`clean_block`: the same, line
   breaks kept), since they show what a tool did or is about to do;
 * message and thought text keeps bidi marks and zero-width joiners, which right-to-left prose
-  and emoji need: `sanitize_text`, and only embeddings, overrides and isolates shown.
+  and emoji need: `clean_prose`, only embeddings, overrides and isolates shown.
 
 Left alone, because they have renderers of their own that show controls visibly, or are never
 shown: a diff's old and new text (tui/diffing.py), `_meta.terminal_output` data (the terminal
@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from tui.sanitize import clean_block, clean_line, reveal_invisible, sanitize_text
+from tui.sanitize import clean_block, clean_line, clean_prose
 
 __all__ = ["clean", "clean_error"]
 
@@ -124,9 +124,7 @@ def _model(model: BaseModel, prose: bool) -> BaseModel:
         elif field in _JSON_FIELDS:
             cleaned = _json(value)
         elif name == "TextContentBlock" and field == "text":
-            cleaned = (
-                reveal_invisible(sanitize_text(value), prose=True) if prose else clean_block(value)
-            )
+            cleaned = clean_prose(value) if prose else clean_block(value)
         elif name == "TextResourceContents" and field == "text":
             cleaned = clean_block(value)
         else:

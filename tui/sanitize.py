@@ -10,7 +10,10 @@ that redraws with CR, through `tui.terminal_stream.TerminalScreenBuffer`:
 * `strip_control` flattens text to one safe line (titles, headers);
 * `reveal_invisible` shows bidi controls and invisible characters as `⟨U+202E⟩`, and
   `clean_line` / `clean_block` combine it with the above for text that names a path or an
-  action the user approves (tui/agent_text.py applies them to everything an agent sends).
+  action the user approves (tui/agent_text.py applies them to everything an agent sends);
+* `clean_prose` is the same for prose (message text, the prompt), which keeps the marks and
+  joiners right-to-left text and emoji need;
+* `clean_name` is `clean_line` with a fast path, for the many short names (workspace paths).
 
 No Textual import here: this module is unit-tested on its own.
 """
@@ -22,6 +25,8 @@ import re
 __all__ = [
     "clean_block",
     "clean_line",
+    "clean_name",
+    "clean_prose",
     "is_plain",
     "reveal_invisible",
     "sanitize_text",
@@ -126,3 +131,17 @@ def clean_block(text: str) -> str:
     """Multi-line agent text that is shown as what a tool did or will do (tool-call content):
     `sanitize_text`, then `reveal_invisible`; line breaks stay."""
     return reveal_invisible(sanitize_text(text))
+
+
+def clean_name(text: str) -> str:
+    """`clean_line` for a name (a file name, an id): printable ASCII is returned as it is, so
+    an index of half a million paths costs no regular expression per path."""
+    if text.isascii() and text.isprintable():
+        return text
+    return clean_line(text)
+
+
+def clean_prose(text: str) -> str:
+    """Multi-line prose from outside (message text, what the prompt holds): `sanitize_text`,
+    then only the bidi embeddings, overrides and isolates shown as `⟨U+202E⟩`."""
+    return reveal_invisible(sanitize_text(text), prose=True)

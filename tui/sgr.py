@@ -18,6 +18,8 @@ import re
 from rich.style import Style
 from rich.text import Span, Text
 
+from tui.sanitize import reveal_invisible
+
 __all__ = [
     "MAX_PEN_GROUPS",
     "PEN_CACHE",
@@ -109,8 +111,8 @@ def switch_seq(old: Pen, new: Pen) -> str:
 
 
 def plain_line(line: str) -> str:
-    """A stored line without its SGR sequences."""
-    return SGR.sub("", line) if "\x1b" in line else line
+    """A stored line without its SGR sequences, as it is shown (see `styled_line`)."""
+    return reveal_invisible(SGR.sub("", line) if "\x1b" in line else line)
 
 
 def _style_of(params: str) -> Style | None:
@@ -128,7 +130,10 @@ def _style_of(params: str) -> Style | None:
 
 
 def styled_line(line: str) -> Text:
-    """A stored line (see the module docstring) as a `Text` with its colours, parsed once."""
+    """A stored line (see the module docstring) as a `Text` with its colours, parsed once.
+    Bidi controls and invisible characters are shown as `⟨U+202E⟩`, as in any tool output the
+    agent sends (tui/sanitize.py): a command's output is no more trusted than the agent."""
+    line = reveal_invisible(line)
     if "\x1b" not in line:
         return Text(line, end="", no_wrap=True)
     parts = SGR.split(line)

@@ -134,14 +134,14 @@ async def resume(app: DshApp) -> None:
 async def resume_from_list(app: DshApp, session: AgentConnection) -> None:
     from acp.exceptions import RequestError
 
-    from tui.agent_text import clean, clean_error
+    from tui.agent_text import clean_error
 
     try:
-        listed = await session.conn.list_sessions(cwd=str(session.spec.cwd))
+        listed = await session.list_sessions()
     except (RequestError, ConnectionError) as error:
         app.notify(f"Could not list sessions: {clean_error(error)}", severity="error")
         return
-    others = [info for info in clean(listed.sessions) if info.session_id != session.session_id]
+    others = [info for info in listed if info.session_id != session.session_id]
     if not others:
         app.notify("No earlier sessions in this workspace.")
         return

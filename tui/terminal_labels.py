@@ -9,7 +9,7 @@ import os
 import signal as signal_module
 from pathlib import Path
 
-from tui.sanitize import strip_control
+from tui.sanitize import clean_line, strip_control
 
 __all__ = ["display_cwd", "format_bytes", "format_duration", "signal_name"]
 
@@ -67,10 +67,10 @@ def display_cwd(cwd: str | None, session_cwd: Path) -> str:
     if path == root:
         return ""
     if path.is_relative_to(root):
-        return strip_control(str(path.relative_to(root)))
+        return clean_line(str(path.relative_to(root)))
     home = Path.home()
     if path == home:
         return "~"
     if home != Path(home.anchor) and path.is_relative_to(home):
-        return strip_control("~/" + str(path.relative_to(home)))
-    return strip_control(str(path))
+        return clean_line("~/" + str(path.relative_to(home)))
+    return clean_line(str(path))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
 from textual.app import App, ComposeResult
 
 from tui.history import MAX_ENTRIES, PromptHistory, history_path
@@ -121,3 +122,40 @@ def test_history_keeps_the_newest_entries_and_skips_a_torn_line(tmp_path: Path) 
     loaded = PromptHistory(path).entries
     assert len(loaded) == MAX_ENTRIES - 1  # the newest lines, less the torn one
     assert loaded[-1] == f"p{MAX_ENTRIES + 4}"
+
+
+async def test_mention_chips_are_never_markup() -> None:
+    """A file name is the agent's to choose: `[/b]` closes a tag never opened (a MarkupError
+    took the app down) and `[@click=app.quit]` made a chip that quit the app when clicked."""
+    app = Host(PromptHistory(None))
+    async with app.run_test(size=(100, 10)) as pilot:
+        prompt = app.query_one(PromptArea)
+        prompt.load("see @[/b]crash.txt and @[@click=app.quit]q.txt")
+        prompt.show_mentions()
+        await pilot.pause()
+        assert prompt.border_subtitle is not None
+        assert "@[/b]crash.txt @[@click=app.quit]q.txt" in str(prompt._border_subtitle)
+        bottom = prompt.outer_size.height - 1
+        for x in range(prompt.outer_size.width):  # every cell of the border holding the chips
+            await pilot.click(PromptArea, offset=(x, bottom))
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+
+
+async def test_what_enters_the_prompt_is_cleaned() -> None:
+    """Keys, a paste, a completed path or a recalled prompt: a TextArea draws its document
+    to the terminal as it is, so escapes are dropped and bidi controls named on the way in."""
+    history = PromptHistory(None, ["old \x1b]52;c;cm0gLXJmIH4gIw==\x07clip \x1b]2;T\x1b\\x"])
+    app = Host(history)
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptArea)
+        await pilot.press("up")
+        assert prompt.text == "old clip x"
+        prompt.load("")
+        prompt.insert("a\x1b[2Jb\u202ec\u200dd")  # the emoji joiner is prose, kept
+        assert prompt.text == "a" + "b⟨U+202E⟩c\u200dd"
+        prompt.load("")
+        await pilot.pause()
+        app.post_message(events.Paste("p\x9b2Jq\x1bPdcs\x1b\\r"))
+        await pilot.pause()
+        assert prompt.text == "p2Jqr"  # an 8-bit CSI loses its introducer, as agent text does

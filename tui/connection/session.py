@@ -123,6 +123,11 @@ class AgentConnection:
         )
         return None if response is None else clean(list(response.config_options))
 
+    async def list_sessions(self) -> list[SessionInfo]:
+        """session/list for this workspace, cleaned like every update (titles are the
+        agent's). Raises like `set_mode`."""
+        return await listed_sessions(self.conn, self.spec)
+
     async def failure(self, reason: str) -> AgentFailed:
         return await describe_failure(self.spec, self.process, reason)
 
@@ -207,6 +212,12 @@ def as_loaded(response: ResumeSessionResponse | None) -> LoadSessionResponse:
     )
 
 
+async def listed_sessions(conn: ClientSideConnection, spec: LaunchSpec) -> list[SessionInfo]:
+    """session/list, with every string cleaned where it comes in, as updates are."""
+    listed = await conn.list_sessions(cwd=str(spec.cwd))
+    return clean(list(listed.sessions))
+
+
 async def start_or_resume(
     conn: ClientSideConnection,
     init: InitializeResponse,
@@ -229,8 +240,7 @@ async def start_or_resume(
     if resume == "":
         resume = None
         if choose is not None and can_list(init):
-            listed = await conn.list_sessions(cwd=str(spec.cwd))
-            resume = await choose(clean(listed.sessions))
+            resume = await choose(await listed_sessions(conn, spec))
     mcp: list[SdkServer] = servers
     if resume and can_load(init):
         loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=mcp)

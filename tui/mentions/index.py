@@ -7,6 +7,11 @@ wins, and nothing inside an ignored directory comes back). `.git/`, virtualenvs 
 `.gitignore`, since nobody means to mention them and they are often most of a tree. Symlinked
 directories are not followed (a loop, or a tree outside the workspace).
 
+A name is the agent's to choose (it can create files), so each path is cleaned as agent text
+is before anything shows it: an escape sequence in a name is dropped, a bidi override or an
+invisible character shown as `⟨U+202E⟩`. Such a path names no file any more, and a mention of
+it is refused as "no such file", which is honest: what is attached is what the user saw.
+
 The walk is plain blocking I/O: callers run `build_index` off the UI thread.
 """
 
@@ -18,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
+
+from tui.sanitize import clean_name
 
 ALWAYS_SKIPPED = frozenset({".git", ".venv", "venv", "node_modules"})
 """Directory names left out whatever `.gitignore` says."""
@@ -43,7 +50,7 @@ class PathIndex:
 
     @classmethod
     def from_paths(cls, root: Path, paths: list[str], *, truncated: bool = False) -> PathIndex:
-        ordered = sorted(paths, key=_order_key)
+        ordered = sorted(dict.fromkeys(clean_name(path) for path in paths), key=_order_key)
         return cls(
             root,
             tuple(ordered),

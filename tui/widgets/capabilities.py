@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from tui.capabilities import CapabilityRow, agent_rows, client_rows, consequences
-from tui.sanitize import sanitize_text
+from tui.sanitize import clean_line, sanitize_text
 from tui.terminals import TerminalManager
 from tui.widgets.terminal_pane import format_duration
 
@@ -93,7 +93,7 @@ def terminals_text(terminals: TerminalManager, now: float | None = None) -> Text
         text.append(f"\n  {terminal_id}  ")  # the client's own id
         text.append(state, style=style)
         text.append(f"  pid {info.pid}  ", style="dim")
-        text.append(sanitize_text(command).replace("\n", " ")[:200], style="cyan")
+        text.append(clean_line(command)[:200], style="cyan")
     return text
 
 

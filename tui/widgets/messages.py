@@ -8,7 +8,7 @@ from textual.await_complete import AwaitComplete
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from tui.sanitize import sanitize_text
+from tui.sanitize import clean_prose, sanitize_text
 
 FRAME_S = 1 / 30
 
@@ -187,7 +187,7 @@ class UserMessage(Static):
         self._dirty = False
         text = "".join(self._chunks)
         self._chunks = [text]
-        shown = sanitize_text(text[:DISPLAY_MAX_CHARS])
+        shown = clean_prose(text[:DISPLAY_MAX_CHARS])
         if len(text) > DISPLAY_MAX_CHARS:
             shown += f"\n[cut here on screen: {len(text) - DISPLAY_MAX_CHARS:,} more characters]"
         self.update("› " + shown)

@@ -10,6 +10,11 @@ The border's subtitle lists the prompt's mentions as chips, `@src/app.py`: what 
 Ctrl+U clears the whole draft (Ctrl+Z brings it back); Ctrl+X then Ctrl+E asks the app to edit
 the draft in `$EDITOR` (Ctrl+X alone still cuts: at once with a selection, else the line once the
 next key shows it was not the chord).
+
+Whatever enters the prompt (keys, a paste, a completed path, a recalled or queued prompt) is
+cleaned as agent prose is, on its way into the document: a TextArea draws its text to the
+terminal as it is, and a pasted or recalled escape sequence would act on it. The chips are
+plain content, never markup: a path may hold `[@click=app.quit]`.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ from collections.abc import Callable
 
 from textual import events
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Edit, EditResult
 
 from tui.history import PromptHistory
 from tui.mentions.parse import find_mentions
+from tui.sanitize import clean_prose
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.mention_menu import MentionMenu, apply_to_text_area
 
@@ -111,6 +119,14 @@ class PromptArea(TextArea):
         # that they are elsewhere, and that typing brings them back (tui/key_routing.py).
         if not self.disabled:
             self.border_title = "keys elsewhere · type to come back"
+
+    def edit(self, edit: Edit) -> EditResult:
+        """Every change of the text comes here: what it inserts is cleaned first."""
+        edit.text = clean_prose(edit.text)
+        return super().edit(edit)
+
+    def load_text(self, text: str) -> None:
+        super().load_text(clean_prose(text))
 
     def load(self, text: str) -> None:
         """Replace the text and put the cursor at its end, as recall does."""
@@ -201,7 +217,7 @@ class PromptArea(TextArea):
     def show_mentions(self) -> None:
         """The mentions in the text as chips on the border: what the prompt will attach."""
         chips = [f"@{mention.path}" for mention in find_mentions(self.text)]
-        self.border_subtitle = " ".join(dict.fromkeys(chips))
+        self.border_subtitle = Content(" ".join(dict.fromkeys(chips)))
 
     def _menu_move(self, delta: int, select: bool) -> bool:
         if not select and self.mention_menu and self.mention_menu.is_open:

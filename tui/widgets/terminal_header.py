@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from tui.sanitize import strip_control
+from tui.sanitize import clean_line
 from tui.terminal_labels import display_cwd, format_bytes, format_duration
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def command_content(pane: TerminalPane) -> Content:
     """`❯ pytest -q`, or a muted `❯ command` until it is known (the terminal's id is a
     handle, no help to the user)."""
     prompt = (f"{pane.glyphs.prompt} ", "$text-accent bold")
-    command = strip_control(pane.command or "")
+    command = clean_line(pane.command or "")
     if command:
         return Content.assemble(prompt, command)
     return Content.assemble(prompt, ("command", "$text-muted"))
