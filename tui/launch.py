@@ -137,6 +137,9 @@ class AgentProcess:
     asyncio.subprocess.Process that the connection uses.
     """
 
+    recorded = False
+    """A recording stands in for the agent (a replay): nothing it shows is of this machine."""
+
     def __init__(self, spec: LaunchSpec, popen: subprocess.Popen[bytes]) -> None:
         self.spec = spec
         self._popen = popen

@@ -4,7 +4,8 @@ ACP's `diff` content has no start line, and most agents send `old_string`/`new_s
 snippets, so counting a snippet from 1 gives numbers that look right and are wrong. A block is
 numbered by the first rule that applies:
 
-1. its `_meta["dsh.line"]` start lines (dsh-agent sends them);
+1. its `_meta["dsh.line"]` start lines (dsh-agent sends them), unless the file at hand holds
+   the snippet exactly once somewhere else: then the block has no numbers (and a log line);
 2. a unique anchor in the file on disk: `oldText` found exactly once before the edit is
    applied (a pending permission question), `newText` found exactly once after it (a
    completed call). The file is read with `tui.fs.ConfinedFs`, the code that serves
@@ -13,12 +14,16 @@ numbered by the first rule that applies:
 3. `locations[].line` for that path, when there is exactly one location and one block;
 4. otherwise no numbers at all (`DiffContent.starts` is None and the gutter says `?`).
 
+A call from a loaded session's history or from a replay is numbered by rules 1 and 3 only
+(`NoFiles`): the file on disk today is not the one that call saw, and a replay reads nothing.
+
 A whole new file (`oldText` null) is numbered from 1 by `tui.diffing` itself. Pure Python, no
 Textual: the diff panel calls `Anchoring.resolve` in its build thread.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,10 +32,13 @@ from typing import Any, Literal
 
 from tui.diffing import DiffContent
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "ANCHOR_MAX_BYTES",
     "LINE_META_KEY",
     "Anchoring",
+    "NoFiles",
     "Phase",
     "WorkspaceFiles",
     "anchor_line",
@@ -135,6 +143,19 @@ class WorkspaceFiles:
         return text
 
 
+class NoFiles(WorkspaceFiles):
+    """No file is read: blocks are placed only by what the wire carries (history, replay)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    def cached(self, path: str) -> bool:
+        return True
+
+    def read(self, path: str) -> str | None:
+        return None
+
+
 def _find(text: str, snippet: str) -> tuple[int, int]:
     """(occurrences, offset of the first) of `snippet` in `text`, trying CRLF line ends for an
     LF snippet in a CRLF file, as agents' edit tools do."""
@@ -167,6 +188,25 @@ def _anchor(item: DiffContent, text: str, phase: Phase) -> tuple[int, int] | Non
     return None if line is None else (line, line)
 
 
+def _agrees(item: DiffContent, text: str, phase: Phase) -> bool:
+    """Whether a block's `_meta` start lines fit the file at hand: false only when the file
+    holds the snippet exactly once, on another line (logged)."""
+    assert item.old_line is not None and item.new_line is not None
+    old = anchor_line(text, item.old_text or "") if phase != "after" else None
+    new = anchor_line(text, item.new_text) if phase != "before" else None
+    if (old is None and new is None) or old == item.old_line or new == item.new_line:
+        return True
+    log.warning(
+        "%r: the agent's start lines (old %d, new %d) disagree with the file, where the "
+        "snippet is on line %d; the block is shown without numbers",
+        item.path,
+        item.old_line,
+        item.new_line,
+        old if old is not None else new,
+    )
+    return False
+
+
 @dataclass(frozen=True, eq=False)
 class Anchoring:
     """How a card's diff blocks without `_meta` lines get numbered (rules 2 and 3).
@@ -189,26 +229,35 @@ class Anchoring:
         found = self._memo.get(key)
         if found is not None:
             return found
-        wanted = [item for item in key if not item.numbered]
+        wanted = [item for item in key if item.old_text is not None]
         if not io and any(not self.files.cached(item.path) for item in wanted):
             return None
         starts: dict[int, tuple[int, int]] = {}
+        doubted: set[int] = set()
         for n, item in enumerate(key):
-            if item.numbered:
+            if item.old_text is None:
                 continue
             text = self.files.read(item.path)
             if text is None:
                 continue
+            if item.numbered:
+                if not _agrees(item, text, self.phase):
+                    doubted.add(n)
+                continue
             found_at = _anchor(item, text, self.phase)
             if found_at is not None:
                 starts[n] = found_at
-        starts = _shift(key, starts, self.phase)
+        starts = _shift(key, starts, self.phase, doubted)
         if len(key) == 1 and 0 not in starts and not key[0].numbered:
             line = self._location_line(key[0].path)
             if line is not None:
                 starts[0] = (line, line)
         result = tuple(
-            replace(item, old_line=starts[n][0], new_line=starts[n][1]) if n in starts else item
+            replace(item, old_line=starts[n][0], new_line=starts[n][1])
+            if n in starts
+            else replace(item, old_line=None, new_line=None)
+            if n in doubted
+            else item
             for n, item in enumerate(key)
         )
         self._memo[key] = result
@@ -223,7 +272,10 @@ class Anchoring:
 
 
 def _shift(
-    items: tuple[DiffContent, ...], starts: dict[int, tuple[int, int]], phase: Phase
+    items: tuple[DiffContent, ...],
+    starts: dict[int, tuple[int, int]],
+    phase: Phase,
+    doubted: set[int] | frozenset[int] = frozenset(),
 ) -> dict[int, tuple[int, int]]:
     """Correct the other side's start for blocks of one file that lie below other blocks.
 
@@ -239,7 +291,7 @@ def _shift(
     for indexes in by_path.values():
         if len(indexes) == 1:
             continue
-        if any(n not in starts for n in indexes if not items[n].numbered):
+        if any(n not in starts for n in indexes if not items[n].numbered or n in doubted):
             for n in indexes:
                 shifted.pop(n, None)  # a block we cannot place could sit above any other
             continue

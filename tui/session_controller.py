@@ -104,6 +104,7 @@ class SessionController:
         # What a retry after a failure may load again.
         self.last_session_id: str | None = None
         self.agent_can_load = False
+        self._recorded = False  # the agent is a recording (a replay)
 
     def add_observer(self, observer: SessionObserver) -> None:
         self.observers.append(observer)
@@ -132,7 +133,9 @@ class SessionController:
 
     def reset(self) -> None:
         """An empty conversation, e.g. before a load replays a session's history."""
+        wire_only = self.conversation.wire_only
         self.conversation = Conversation()
+        self.conversation.wire_only = wire_only
 
     # -- the prompt queue -------------------------------------------------------------
 
@@ -197,6 +200,10 @@ class SessionController:
                 raise process
             # Start the agent first: its own start-up overlaps the SDK import below.
             process = process or AgentProcess.start(spec)
+            # Until the session is open, what comes is a loaded session's history; a replay
+            # is history throughout. Either way today's files are not the ones it saw.
+            self._recorded = process.recorded
+            self.conversation.wire_only = True
             if before_connect is not None:
                 await before_connect()
             await import_connection()
@@ -225,6 +232,7 @@ class SessionController:
         self.session = session
         self.last_session_id = session.session_id
         self.agent_can_load = can_load(session.init) or can_resume(session.init)
+        self.conversation.wire_only = self._recorded
         self.conversation.start_session(
             session.session.modes,
             session.session.config_options or [],

@@ -91,6 +91,9 @@ class ToolCallEntry:
     # The agent said the command never started (`_meta` `dsh.not_run`: rejected, refused or
     # cancelled first), so a replayed card reads "not run" as the live one did.
     never_ran: bool = False
+    # From a loaded session's history or a replay: the files on disk are today's, not the
+    # ones the call saw, so its diffs are numbered only from what the wire carries.
+    wire_only: bool = False
 
 
 @dataclass(eq=False)
@@ -202,6 +205,9 @@ class Conversation:
         # The last entry of the last finished turn: text chunks no longer merge into it.
         self._closed: Entry | None = None
         self._user_shells = 0
+        # True while updates are history (before a session opened, in a replay): the calls
+        # they create are `wire_only`.
+        self.wire_only = False
 
     def start_session(
         self,
@@ -411,7 +417,7 @@ class Conversation:
         changes: list[Change] = []
         entry = self.tool_calls.get(update.tool_call_id)
         if entry is None:
-            entry = ToolCallEntry(update.tool_call_id)
+            entry = ToolCallEntry(update.tool_call_id, wire_only=self.wire_only)
             self.tool_calls[entry.tool_call_id] = entry
             changes += self.add(entry)
         carried = update.model_fields_set

@@ -13,6 +13,7 @@ from tui.diff_rows import GapRow, LineRow, RowLayout
 from tui.diffing import DiffContent, build_diff
 from tui.line_numbers import (
     Anchoring,
+    NoFiles,
     Phase,
     WorkspaceFiles,
     anchor_line,
@@ -100,6 +101,53 @@ def test_meta_on_a_new_file_is_ignored_and_it_counts_from_one() -> None:
     (item,) = diff_items([block])
     assert item.numbered and (item.old_line, item.new_line) == (None, None)
     assert numbers((item,)) == [("added", None, 1, False), ("added", None, 2, False)]
+
+
+SEVEN = "".join(f"line {n}\n" for n in range(1, 7)) + "target = 1\n" + "tail\n"
+
+
+@pytest.mark.parametrize("phase", ["before", "unsure"])
+def test_meta_lines_the_file_at_hand_contradicts_give_no_numbers(
+    tmp_path: Path, phase: Phase, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`dsh.line` said line 1 for a snippet that is unique at line 7 on disk: the preview
+    showed line 1. The file at hand wins: no numbers, and the disagreement in the log."""
+    path = str(tmp_path / "f.py")
+    item = DiffContent(path, "target = 1\n", "target = 2\n", 1, 1)
+    with caplog.at_level("WARNING", logger="tui.line_numbers"):
+        (placed,), _ = anchored(tmp_path, SEVEN, [item], phase)
+    assert placed.starts is None
+    assert numbers((placed,)) == [("removed", None, None, True), ("added", None, None, True)]
+    assert "disagree with the file, where the snippet is on line 7" in caplog.text
+
+
+def test_meta_lines_the_file_confirms_or_cannot_place_are_kept(tmp_path: Path) -> None:
+    path = str(tmp_path / "f.py")
+    agreed = DiffContent(path, "target = 1\n", "target = 2\n", 7, 7)
+    absent = DiffContent(path, "nowhere\n", "x\n", 3, 3)
+    (placed,), _ = anchored(tmp_path, SEVEN, [agreed])
+    assert (placed.old_line, placed.new_line) == (7, 7)
+    (placed,), _ = anchored(tmp_path, SEVEN, [absent])
+    assert (placed.old_line, placed.new_line) == (3, 3)
+    # After the edit, `newText` is what the file holds: its line is the one compared.
+    applied = SEVEN.replace("target = 1", "target = 2")
+    (placed,), _ = anchored(
+        tmp_path, applied, [DiffContent(path, "target = 1\n", "target = 2\n", 1, 1)], "after"
+    )
+    assert placed.starts is None
+
+
+def test_history_and_replays_read_no_file(tmp_path: Path) -> None:
+    """`NoFiles`: a loaded or replayed call keeps its `_meta` lines and reads nothing."""
+    path = str(tmp_path / "f.py")
+    (tmp_path / "f.py").write_text(SEVEN)
+    items = [
+        DiffContent(path, "target = 1\n", "target = 2\n", 1, 1),
+        DiffContent(path, "tail\n", "TAIL\n"),
+    ]
+    resolved = Anchoring("before", NoFiles()).resolve(items, io=False)
+    assert resolved is not None
+    assert [(i.old_line, i.new_line) for i in resolved] == [(1, 1), (None, None)]
 
 
 # -- rule 2: anchors on disk ---------------------------------------------------------------------
@@ -349,3 +397,32 @@ async def test_a_permission_question_lets_the_card_trust_old_text(tmp_path: Path
         assert await card_numbers(pilot, app) == [("removed", None, None), ("added", None, None)]
         app.query_one(ToolCard).note_permission_asked()
         assert await card_numbers(pilot, app) == [("removed", 2, None), ("added", None, 2)]
+
+
+async def test_a_permission_question_shows_no_numbers_the_file_contradicts(tmp_path: Path) -> None:
+    """The card (whose placement the permission preview shares) with `dsh.line` 1 for a
+    snippet at line 7 of the file: no numbers once the question is open."""
+    target = tmp_path / "f.py"
+    target.write_text(SEVEN)
+    block = FileEditToolCallContent(
+        type="diff",
+        path=str(target),
+        old_text="target = 1\n",
+        new_text="target = 2\n",
+        field_meta={"dsh.line": {"old": 1, "new": 1}},
+    )
+    app = CardHost(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        app.apply(
+            ToolCallStart(
+                session_update="tool_call",
+                tool_call_id="t1",
+                title="Edit f.py",
+                kind="edit",
+                status="in_progress",
+                content=[block],
+            )
+        )
+        await pilot.pause()
+        app.query_one(ToolCard).note_permission_asked()
+        assert await card_numbers(pilot, app) == [("removed", None, None), ("added", None, None)]

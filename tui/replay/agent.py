@@ -13,7 +13,12 @@ not match is drift, said in a notice; it never waits without end:
   and one the recording lacks is the user's to give;
 * a request the recording never answered (it was cut in the middle of a turn) is answered
   when the recording ends: a prompt turn ends `cancelled`, with a notice;
-* a request the recording does not have gets an answer all the same (a prompt is refused).
+* a request the recording does not have gets an answer all the same (a prompt is refused);
+* a recorded pause longer than `MAX_PAUSE_S` is shortened to it (a notice).
+
+The client's answers to the agent's requests are matched by id, not by place: an answer that
+comes before the recording has it (the client answered a quick `fs/*` request before a slower
+permission question, in the other order than live) is held until the replay gets there.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ log = logging.getLogger(__name__)
 
 GIVE_UP_S = 10.0
 """How long a client message the recording expects is waited for before the replay goes on."""
+MAX_PAUSE_S = 5.0
+"""The longest recorded pause kept (divided by the speed like any other): a recording's
+clock is the recording's word, and a gap of days must not hold the replay."""
 METHOD_NOT_FOUND = -32601
 USER_ANSWERS = frozenset({"session/request_permission"})
 
@@ -97,6 +105,8 @@ class ReplayAgent:
         self._steps = asyncio.Semaphore(0)
         self._asked: dict[object, dict[str, Any]] = {}  # client requests not yet answered
         self._triggers: set[asyncio.Task[Any]] = set()
+        # Recorded client answers (by the entry's id()) the client sent before their turn.
+        self._early: dict[int, dict[str, Any]] = {}
         self._agent_requests = {
             _hashable(entry.request_id): entry.method
             for entry in recording.entries
@@ -136,15 +146,26 @@ class ReplayAgent:
                 run = [entry]
                 while index + len(run) < len(entries) and not entries[index + len(run)].incoming:
                     run.append(entries[index + len(run)])
-                await self._expect(run, entry.t - last_t)
+                await self._expect(run, entry.t - last_t, index + len(run))
                 index += len(run)
             last_t = entries[index - 1].t
 
     async def _pace(self, gap: float) -> None:
         if self.stepping:
             await self._steps.acquire()
-        elif self.speed > 0 and gap > 0:
-            await asyncio.sleep(gap / self.speed)
+        else:
+            await self._pause(gap)
+
+    async def _pause(self, gap: float) -> None:
+        """The recorded pause, scaled by the speed, and never longer than `MAX_PAUSE_S`."""
+        if self.speed <= 0 or not gap > 0:  # `not >` is true for NaN as well
+            return
+        if gap > MAX_PAUSE_S:
+            await self.notice(
+                f"the recording pauses {gap:.3g} s here; shortened to {MAX_PAUSE_S:g} s"
+            )
+            gap = MAX_PAUSE_S
+        await asyncio.sleep(gap / self.speed)
 
     async def _send(self, entry: Entry) -> None:
         if entry.is_response:
@@ -152,13 +173,19 @@ class ReplayAgent:
         await self._reader.feed_line(entry.line)
         self.played += 1
 
-    async def _expect(self, run: list[Entry], gap: float) -> None:
+    async def _expect(self, run: list[Entry], gap: float, rest: int) -> None:
         """Wait for the client to send this run of messages, asking its session for those
-        only a user's action would have sent."""
+        only a user's action would have sent. `rest` is where the recording goes on after
+        the run: an answer found there, by id, is one the client gave early."""
         waiting = list(run)
+        for entry in run:
+            early = self._early.pop(id(entry), None)
+            if early is not None:
+                waiting.remove(entry)
+                await self._check_answer(entry, early)
         if any(self._needs_user(entry) for entry in waiting):
-            if self.speed > 0 and gap > 0 and not self.stepping:
-                await asyncio.sleep(gap / self.speed)
+            if not self.stepping:
+                await self._pause(gap)
             for entry in waiting:
                 self._act(entry)
         while waiting:
@@ -176,14 +203,40 @@ class ReplayAgent:
                 None,
             )
             if match is None:
-                self._unexpected(message)
+                later = self._recorded_later(message, rest)
+                if later is None:
+                    self._unexpected(message)
+                else:
+                    self._early[id(later)] = message
                 continue
             waiting.remove(match)
             if match.is_request:
                 self._asked[_hashable(match.request_id)] = message
-            elif match.message is not None and ("error" in match.message) != ("error" in message):
-                said = "an error" if "error" in message else "a result"
-                await self.notice(f"the client answered {match.describe()} with {said}")
+            else:
+                await self._check_answer(match, message)
+
+    async def _check_answer(self, recorded: Entry, message: dict[str, Any]) -> None:
+        if recorded.message is not None and ("error" in recorded.message) != ("error" in message):
+            said = "an error" if "error" in message else "a result"
+            await self.notice(f"the client answered {recorded.describe()} with {said}")
+
+    def _recorded_later(self, message: dict[str, Any], rest: int) -> Entry | None:
+        """The client's recorded answer with this id further on (not yet taken), if the
+        message is an answer: the client gave it sooner than it did live."""
+        method, request_id = _key(message)
+        if method is not None or request_id == "(none)":
+            return None
+        for entry in self.recording.entries[rest:]:
+            if entry.incoming and entry.is_request and entry.request_id == request_id:
+                return None  # the agent asks with this id again first: not this answer
+            if (
+                not entry.incoming
+                and entry.is_response
+                and entry.request_id == request_id
+                and id(entry) not in self._early
+            ):
+                return entry
+        return None
 
     def _asked_method(self, response: Entry) -> str | None:
         """The method of the agent's request this recorded client answer answers."""

@@ -48,6 +48,8 @@ def recorded_resume(recording: Recording) -> str | None:
 
 
 class ReplayProcess(AgentProcess):
+    recorded = True
+
     def __init__(
         self, spec: LaunchSpec, recording: Recording, *, speed: float = 1.0, step: bool = False
     ) -> None:

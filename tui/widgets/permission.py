@@ -258,10 +258,24 @@ class PermissionPanel(Vertical, can_focus=True):
                 card.note_permission_asked()
                 cached = card.anchoring()
             else:
-                roots = line_numbers.roots_of(self.app, self.cwd)
-                cached = line_numbers.Anchoring("before", line_numbers.WorkspaceFiles(roots))
+                files = (
+                    line_numbers.NoFiles()
+                    if self._wire_only()
+                    else line_numbers.WorkspaceFiles(line_numbers.roots_of(self.app, self.cwd))
+                )
+                cached = line_numbers.Anchoring("before", files)
             self._anchoring = cached
         return cached
+
+    def _wire_only(self) -> bool:
+        """Whether the call came from history or a replay (its files are not at hand)."""
+        controller = getattr(self.app, "controller", None)
+        conversation = getattr(controller, "conversation", None)
+        calls = getattr(conversation, "tool_calls", {})
+        entry = calls.get(self.request.tool_call.tool_call_id) if isinstance(calls, dict) else None
+        return bool(getattr(entry, "wire_only", False)) or bool(
+            getattr(conversation, "wire_only", False)
+        )
 
     def review_items(self) -> list[DiffContent]:
         """The request's diff blocks (else the card's), with their `_meta` start lines."""

@@ -311,8 +311,11 @@ class ToolCard(Widget):
             group = "after" if phase == "after" else "before"
             files = self._files.get(group)
             if files is None:
-                roots = line_numbers.roots_of(self.app, self.cwd)
-                files = self._files[group] = line_numbers.WorkspaceFiles(roots)
+                files = self._files[group] = (
+                    line_numbers.NoFiles()
+                    if self.entry.wire_only
+                    else line_numbers.WorkspaceFiles(line_numbers.roots_of(self.app, self.cwd))
+                )
             found = self._anchorings[key] = line_numbers.Anchoring(phase, files, locations)
         return found
 
