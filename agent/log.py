@@ -40,6 +40,7 @@ from agent.events import (
     event_from_json,
     event_to_json,
 )
+from dsh_common.private_files import open_private, private_dir
 
 try:
     import fcntl
@@ -164,8 +165,8 @@ class SessionLog:
     def _open(self) -> IO[bytes]:
         if self._file is not None:
             return self._file
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self.path.open("ab")
+        private_dir(self.path.parent)
+        handle = open_private(self.path, "ab")
         try:
             _lock(handle, self.path)
         except BaseException:

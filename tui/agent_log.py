@@ -12,6 +12,8 @@ from pathlib import Path
 
 from platformdirs import user_log_dir
 
+from dsh_common.private_files import open_private, private_dir, private_fd
+
 KEEP_LOGS = 20
 # An agent's stderr log past this is rotated: its content moves to `<name>.1`, one kept.
 AGENT_LOG_MAX_BYTES = 20 * 1024 * 1024
@@ -27,10 +29,10 @@ def default_log_dir() -> Path:
 def new_agent_log(log_dir: Path | None = None) -> Path:
     """A new, empty log file; the oldest ones beyond KEEP_LOGS are removed."""
     directory = log_dir or default_log_dir()
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = directory / f"agent-{stamp}-{os.getpid()}.log"
-    path.write_bytes(b"")
+    os.close(private_fd(path, os.O_WRONLY | os.O_TRUNC))
     old = sorted(directory.glob("agent-*.log"), key=lambda p: p.stat().st_mtime)
     for stale in old[:-KEEP_LOGS]:
         stale.unlink(missing_ok=True)
@@ -53,7 +55,10 @@ def cap_log(path: Path, max_bytes: int | None = None) -> bool:
     except FileNotFoundError:
         return False  # removed with its directory (old logs pruned, a test's temp dir)
     try:
-        with path.open("r+b") as source, path.with_name(f"{path.name}.1").open("wb") as rotated:
+        with (
+            path.open("r+b") as source,
+            open_private(path.with_name(f"{path.name}.1"), "wb") as rotated,
+        ):
             shutil.copyfileobj(source, rotated, 1024 * 1024)
             rotated.write(source.read())  # what came in while copying
             source.truncate(0)

@@ -12,7 +12,9 @@ import logging.handlers
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from dsh_common.private_files import open_private, private_dir
 from tui import __version__
 from tui.agent_log import default_log_dir, new_agent_log
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
@@ -147,12 +149,22 @@ def start_agent(
         return failure
 
 
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """Each file it opens, the first and every one after a rotation, is 0600: the log holds
+    what the agent said."""
+
+    def _open(self) -> Any:
+        return open_private(
+            self.baseFilename, self.mode, encoding=self.encoding, errors=self.errors
+        )
+
+
 def configure_logging(log_dir: Path) -> None:
     """dsh-tui.log in `log_dir`, rotated at LOG_MAX_BYTES with LOG_BACKUPS old files kept.
 
     Logging goes to a file: a handler on the real stderr would paint over the screen.
     """
-    handler = logging.handlers.RotatingFileHandler(
+    handler = PrivateRotatingFileHandler(
         log_dir / "dsh-tui.log", maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
     )
     logging.basicConfig(
@@ -191,8 +203,7 @@ def run_app(args: argparse.Namespace) -> None:
     settings = effective(args)
     choice = resolve_agent(settings)
     args.agent, args.terminal = choice.command_line, settings.terminal
-    log_dir = settings.log_dir.expanduser()
-    log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir = private_dir(settings.log_dir.expanduser())
     configure_logging(log_dir)
     allow_dirs = tuple(path.expanduser().resolve() for path in args.allow_dir)
     if args.record is not None:

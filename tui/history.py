@@ -14,6 +14,8 @@ from pathlib import Path
 
 from platformdirs import user_state_dir
 
+from dsh_common.private_files import private_dir, private_fd
+
 log = logging.getLogger(__name__)
 
 MAX_ENTRIES = 500
@@ -72,9 +74,9 @@ class PromptHistory:
         if self.path is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
             line = json.dumps(text, ensure_ascii=False) + "\n"
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = private_fd(self.path, os.O_WRONLY | os.O_APPEND)
             try:
                 os.write(fd, line.encode("utf-8", "surrogateescape"))
             finally:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dsh_common.private_files import open_private
 from tui.agent_log import watch_agent_log
 
 if TYPE_CHECKING:  # asyncio is imported where it is used: the CLI starts the agent before it
@@ -124,7 +125,10 @@ class AgentFailed(Exception):
 
 def not_started(spec: LaunchSpec, reason: str) -> AgentFailed:
     """The agent never ran: say so in its log too, which the failure screen points to."""
-    with contextlib.suppress(OSError), spec.log_path.open("a", encoding="utf-8") as log_file:
+    with (
+        contextlib.suppress(OSError),
+        open_private(spec.log_path, "a", encoding="utf-8") as log_file,
+    ):
         log_file.write(f"dsh-tui: {reason}\n")
     return AgentFailed(spec, reason, None, "", started=False)
 
@@ -153,7 +157,7 @@ class AgentProcess:
         if spec.program is None:
             raise not_started(spec, f"could not start the agent: {spec.argv[0]} not found on PATH")
         try:
-            with spec.log_path.open("ab") as stderr_file:
+            with open_private(spec.log_path, "ab") as stderr_file:
                 popen = subprocess.Popen(
                     [spec.program, *spec.argv[1:]],
                     stdin=subprocess.PIPE,

@@ -3,6 +3,7 @@ because client terminals are pseudo-terminals (`ls --color=auto` colours only fo
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,3 +59,26 @@ def test_a_client_terminal_is_as_wide_as_its_pane(
     top = next(line for line in screen if "╭" in line and "╮" in line)
     inside = top.index("╮") - top.index("╭") - 1 - 2  # the card's borders and padding
     app.wait_for(f"cols={inside}")
+
+
+def test_a_client_terminal_holds_no_descriptor_of_the_app(tty: Start, home: Path) -> None:
+    """What a client-terminal command can reach of dsh-tui's own terminal, from inside it: none
+    of its descriptors is that terminal (stdin is /dev/null, stdout and stderr the pane's pty).
+    Its parent is dsh-tui itself, and a process of the same user can open
+    `/proc/<dsh-tui>/fd/1`, which is the user's terminal: the README says so."""
+    app = tty(size=(140, 30))
+    app.wait_for(header_ready)
+    app.wait_for("Message the agent")
+    users_terminal = os.readlink(f"/proc/{app.pid}/fd/1")
+    app.type(
+        "!for f in /proc/self/fd/*; do echo FD $(readlink $f); done;"
+        " echo PARENT $(readlink /proc/$PPID/fd/1)"
+    )
+    app.key("enter")
+    app.wait_for("exit 0")
+    rows = [line.strip("│ ") for line in app.display()]
+    fds = [row.split(" ", 1)[1].strip() for row in rows if row.startswith("FD ")]
+    assert "/dev/null" in fds and any(fd.startswith("/dev/pts/") for fd in fds), app.dump()
+    assert users_terminal not in fds, (users_terminal, fds)
+    parent = next(row for row in rows if row.startswith("PARENT "))
+    assert parent.split(" ", 1)[1].strip() == users_terminal, (parent, users_terminal)

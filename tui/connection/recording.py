@@ -22,7 +22,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
+
+from dsh_common.private_files import open_private
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,7 @@ class Recorder:
         max_bytes: int = MAX_QUEUED_BYTES,
     ) -> None:
         self.path = path
-        self._file: BinaryIO = path.open("wb")
+        self._file = cast(BinaryIO, open_private(path, "wb"))
         self._clock = clock
         self._start = clock()
         self._items: deque[_Item] = deque()
