@@ -2,8 +2,8 @@
 
 Session logs, recordings, the agent's stderr, dsh-tui's log and the prompt history carry
 prompts, replies, command output and the text of files the user mentioned (a 0600 `.env`
-among them), so each is created 0600 in a 0700 directory, whatever the umask, and one left
-wider by an older version is narrowed when it is opened again.
+among them), so each is created 0600 (in a 0700 directory when dsh creates it), whatever the
+umask, and a file left wider by an older version is narrowed when it is opened again.
 """
 
 from __future__ import annotations
@@ -19,11 +19,17 @@ DIR_MODE = 0o700
 
 
 def private_dir(directory: str | os.PathLike[str]) -> Path:
-    """`directory`, created if need be (parents too), and made 0700."""
+    """`directory`, created if need be (parents too); what this call creates is made 0700.
+
+    A directory that already exists is left as it is: it may be the user's own choice
+    (`--log-dir /tmp`), and the files in it are 0600 anyway.
+    """
     path = Path(directory)
+    missing = [path, *path.parents]
+    missing = [level for level in missing if not level.exists()]
     path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-    if path.stat().st_mode & 0o777 != DIR_MODE:
-        os.chmod(path, DIR_MODE)
+    for level in missing:
+        os.chmod(level, DIR_MODE)
     return path
 
 
