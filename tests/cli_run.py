@@ -37,7 +37,7 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, argv: list[str], ready: Any) -> lis
     def headless_run(self: DshApp, **kwargs: Any) -> Any:
         async def drive(pilot: Any) -> None:
             try:
-                await wait_until(pilot, lambda: ready(self))
+                await wait_until(pilot, lambda: ready(self), timeout=60)
                 shown.extend(str(n.render()) for n in self.query(Notice))
                 await pilot.press("ctrl+q")
             except BaseException:
