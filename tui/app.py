@@ -209,6 +209,7 @@ class DshApp(App[None]):
             lambda sessions: switcher.choose_session(self, sessions),
             before_connect=self.first_frame,
             defaults=(self.config.agent_mode, self.config.agent_model),
+            login=lambda methods: switcher.choose_login(self, methods),
         )
 
     async def first_frame(self) -> None:

@@ -50,7 +50,13 @@ from tui.traffic import Traffic
 # The SDK is imported once the agent is starting (`import_connection`), not with this module:
 # the first frame needs only the UI.
 if TYPE_CHECKING:
-    from acp.schema import PermissionOption, RequestPermissionResponse, SessionInfo, ToolCallUpdate
+    from acp.schema import (
+        AuthMethodAgent,
+        PermissionOption,
+        RequestPermissionResponse,
+        SessionInfo,
+        ToolCallUpdate,
+    )
 
     from tui.connection import AgentConnection, SessionUpdate
     from tui.mentions.blocks import PreparedPrompt
@@ -59,6 +65,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SessionChooser = Callable[[list["SessionInfo"]], Awaitable[str | None]]
+LoginChooser = Callable[[list["AuthMethodAgent"]], Awaitable[str | None]]
 Level = Literal["info", "warning", "error"]
 CHROME = (PlanChanged, TitleChanged, UsageChanged, ModeChanged, CommandsChanged, SettingsChanged)
 
@@ -189,6 +196,7 @@ class SessionController:
         before_connect: Callable[[], Awaitable[None]] | None = None,
         stay_connected: bool = True,
         defaults: tuple[str | None, str | None] = (None, None),
+        login: LoginChooser | None = None,
     ) -> None:
         """Connect, then send queued prompts one turn at a time until cancelled (or, without
         `stay_connected`, until the queue is empty after a turn). Raises nothing: a failure
@@ -210,7 +218,14 @@ class SessionController:
             from tui.connection import open_session
 
             async with open_session(
-                spec, self, resume, choose, process, tap=self.traffic, clock=self.clock
+                spec,
+                self,
+                resume,
+                choose,
+                process,
+                tap=self.traffic,
+                clock=self.clock,
+                login=login,
             ) as session:
                 self._connected(session)
                 await self.apply_defaults(session, *defaults)

@@ -180,6 +180,8 @@ def main(command: str, argv: list[str], app_parser: argparse.ArgumentParser) -> 
         )
         print(config_report(effective(parser.parse_args(argv))))
         return 0
+    if argv[:1] == ["install"]:
+        return install_main(argv[1:])
     parser = argparse.ArgumentParser(
         prog="dsh-tui agents",
         description="List the ACP registry's agents and the settings file's named agents: "
@@ -202,4 +204,36 @@ def main(command: str, argv: list[str], app_parser: argparse.ArgumentParser) -> 
     for problem in config.problems:
         print(f"problem: {clean_line(problem)}")
     print(agents_report(config, registry))
+    return 0
+
+
+def install_main(argv: list[str]) -> int:
+    """`dsh-tui agents install ID`: a registry agent's binary, with progress and its checksum."""
+    import sys
+
+    from tui.catalogue.install import InstallFailed, bar, install
+
+    parser = argparse.ArgumentParser(
+        prog="dsh-tui agents install",
+        description="Download a registry agent's binary for this platform into the data dir.",
+    )
+    parser.add_argument("id", help="the agent's registry id (see `dsh-tui agents`)")
+    args = parser.parse_args(argv)
+    registry = live.current(cache_dir())
+    agent = registry.get(args.id)
+    if agent is None:
+        print(f"dsh-tui: no agent {clean_line(args.id)} in the registry", file=sys.stderr)
+        return 2
+
+    def progress(done: int, total: int | None) -> None:
+        print(f"\r{bar(done, total)}", end="", file=sys.stderr, flush=True)
+
+    try:
+        installed = install(agent, data_dir(), progress)
+    except InstallFailed as error:
+        print(f"\ndsh-tui: {clean_line(str(error))}", file=sys.stderr)
+        return 1
+    print(file=sys.stderr)
+    print(f"sha256 {installed.sha256}  ({installed.size} bytes)")
+    print(f"installed {clean_line(agent.name)} {clean_line(agent.version)}: {installed.program}")
     return 0

@@ -8,10 +8,11 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tui.capabilities import can_list
-from tui.widgets.choice import ChoiceScreen, select_option_choices
+from tui.sanitize import clean_line
+from tui.widgets.choice import Choice, ChoiceScreen, select_option_choices
 
 if TYPE_CHECKING:
-    from acp.schema import SessionInfo
+    from acp.schema import AuthMethodAgent, SessionInfo
 
     from tui.app import DshApp
     from tui.connection import AgentConnection
@@ -86,6 +87,17 @@ async def choose_session(app: DshApp, sessions: list[SessionInfo]) -> str | None
         app.notify("No earlier sessions in this workspace: starting a new one.")
         return None
     return await pick_session(app, sessions)
+
+
+async def choose_login(app: DshApp, methods: list[AuthMethodAgent]) -> str | None:
+    """The agent asked for a login: the method to authenticate with, or None on Esc."""
+    choices = [
+        Choice(method.id, clean_line(method.name), clean_line(method.description or "") or None)
+        for method in methods
+    ]
+    answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+    app.push_screen(ChoiceScreen("Log in to the agent", choices, None), answer.set_result)
+    return await answer
 
 
 async def pick_session(app: DshApp, sessions: list[SessionInfo]) -> str | None:

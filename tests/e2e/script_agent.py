@@ -36,6 +36,9 @@ Script option "mcpCapabilities": {"http"?: bool, "sse"?: bool} is advertised as 
 "resume": true advertises sessionCapabilities.resume (session/resume answers without replaying
 anything); "sessionLog": path appends one JSON line per session/new, load or resume, with the
 method, the session id and the mcpServers it carried, so a test sees what the client sent.
+Script option "auth": {"methods": [raw authMethods], "accept": id} advertises those methods and
+answers session/new with auth_required until `authenticate` is called with `accept` (each call
+is logged to "sessionLog" as {"method": "authenticate", "methodId": id}).
 """
 
 from __future__ import annotations
@@ -99,6 +102,7 @@ class ScriptAgent:
         self.cancelled = asyncio.Event()
         self.prompt_text = ""
         self.prompt_blocks: list[str] = []
+        self.authenticated = "auth" not in script
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -142,7 +146,23 @@ class ScriptAgent:
             agent_info=Implementation(
                 name=self.script.get("agent_name", "script-agent"), version="1"
             ),
+            auth_methods=InitializeResponse.model_validate(
+                {
+                    "protocolVersion": 1,
+                    "authMethods": self.script.get("auth", {}).get("methods", []),
+                }
+            ).auth_methods,
         )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> dict[str, Any]:
+        path = self.script.get("sessionLog")
+        if path is not None:
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps({"method": "authenticate", "methodId": method_id}) + "\n")
+        if method_id != self.script["auth"].get("accept"):
+            raise RequestError.invalid_params({"methodId": method_id})
+        self.authenticated = True
+        return {}
 
     def log_session(self, method: str, session_id: str, servers: Any) -> None:
         path = self.script.get("sessionLog")
@@ -157,6 +177,8 @@ class ScriptAgent:
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse | dict[str, Any]:
         await self.delay("new_session")
+        if not self.authenticated:
+            raise RequestError.auth_required()
         self.log_session("session/new", "s1", kwargs.get("mcp_servers"))
         extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
         response = NewSessionResponse.model_validate({"sessionId": "s1", **extra})

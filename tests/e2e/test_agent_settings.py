@@ -3,26 +3,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import http.server
 import json
-import logging
 import os
 import shlex
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import run_cli
 from scripted import SCRIPT_AGENT
-
-from support import wait_until
-from tui import cli
-from tui.app import DshApp
-from tui.widgets.messages import Notice
 
 REGISTRY = {
     "version": "1.0.0",
@@ -59,44 +52,6 @@ def script(tmp_path: Path) -> Path:
     path = tmp_path / "script.json"
     path.write_text(json.dumps({"prompts": [[]]}))
     return path
-
-
-@contextlib.contextmanager
-def own_root_logger() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    root.handlers[:] = []
-    try:
-        yield
-    finally:
-        for handler in root.handlers:
-            handler.close()
-        root.handlers[:] = handlers
-        root.setLevel(level)
-
-
-def run_cli(monkeypatch: pytest.MonkeyPatch, argv: list[str], ready: Any) -> list[str]:
-    """cli.main with the app headless, until `ready(app)`; the notices the app showed."""
-    original_run = DshApp.run
-    shown: list[str] = []
-
-    def headless_run(self: DshApp, **kwargs: Any) -> Any:
-        async def drive(pilot: Any) -> None:
-            try:
-                await wait_until(pilot, lambda: ready(self))
-                shown.extend(str(n.render()) for n in self.query(Notice))
-                await pilot.press("ctrl+q")
-            except BaseException:
-                self.exit(return_code=99)
-                raise
-
-        return original_run(self, headless=True, size=(100, 30), auto_pilot=drive)
-
-    monkeypatch.setattr(DshApp, "run", headless_run)
-    with own_root_logger(), pytest.raises(SystemExit) as exited:
-        cli.main(argv)
-    assert exited.value.code == 0
-    return shown
 
 
 def test_config_prints_each_value_with_where_it_came_from(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
-"""The settings file as a person meets it at 80×24: a broken file still starts dsh-tui, with a
-notice naming the line and column; a named default agent starts, and an MCP server it cannot
-take is named."""
+"""The settings file and logging in, as a person meets them at 80×24: a broken file still starts
+dsh-tui, with a notice naming the line and column; a named default agent starts, and an MCP
+server it cannot take is named; an agent that needs a login shows the login picker."""
 
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ def test_a_broken_settings_file_starts_on_the_defaults_with_a_notice(
 ) -> None:
     write_settings(home, 'agent = "x"\nterminal = tru\n')
     app = tty(size=(80, 24))
-    lines = app.wait_for(header_ready, timeout=30)
+    lines = app.wait_for(header_ready, timeout=60)
     assert "dsh-agent" in lines[0], app.dump()  # the default agent, not "x"
-    app.wait_for("config.toml:2:12:", timeout=15)
-    app.wait_for("using the defaults", timeout=15)
+    app.wait_for("config.toml:2:12:", timeout=30)
+    app.wait_for("using the defaults", timeout=30)
 
 
 def test_the_default_named_agent_starts_and_a_skipped_server_is_named(
@@ -46,6 +46,21 @@ def test_the_default_named_agent_starts_and_a_skipped_server_is_named(
         '[mcp_servers.web]\nurl = "https://web.test/mcp"\n',
     )
     app = tty(size=(80, 24))
-    lines = app.wait_for(header_ready, timeout=30)
+    lines = app.wait_for(header_ready, timeout=60)
     assert "named-one" in lines[0], app.dump()
-    app.wait_for("MCP server web not passed", timeout=15)
+    app.wait_for("MCP server web not passed", timeout=30)
+
+
+def test_an_agent_that_needs_a_login_shows_the_login_picker(tty: Start, home: Path) -> None:
+    methods = [{"id": "oauth", "name": "Log in with a browser", "description": "your account"}]
+    script = {
+        "agent_name": "locked",
+        "prompts": [[]],
+        "auth": {"methods": methods, "accept": "oauth"},
+    }
+    app = tty(["--agent", script_agent_command(home / "script.json", script)], size=(80, 24))
+    app.wait_for("Log in to the agent", timeout=60)
+    app.wait_for("Log in with a browser", timeout=30)
+    app.key("enter")
+    lines = app.wait_for(header_ready, timeout=60)
+    assert "locked" in lines[0], app.dump()

@@ -173,7 +173,7 @@ def launches(
             program = binary_dir(data_dir, agent) / Path(target["cmd"])
             program = Path(str(program).replace("/./", "/"))
             present = program.is_file()
-            why = "" if present else "binary not installed"
+            why = "" if present else f"not installed: dsh-tui agents install {agent.id}"
             argv = (str(program), *_strings(target.get("args")))
             found.append(Launch("binary", argv, _env(target.get("env")), present, why))
     return found

@@ -30,6 +30,7 @@ from tui.agent_log import read_tail
 from tui.agent_text import clean, clean_error
 from tui.capabilities import can_list, can_load, can_resume
 from tui.connection.client import ClientSink, TuiClient
+from tui.connection.login import LoginChooser, with_login
 from tui.connection.mcp import MaskingTap, SdkServer, for_agent
 from tui.connection.recording import Recorder
 from tui.connection.taps import joined
@@ -266,6 +267,7 @@ async def negotiate(
     sink: ClientSink,
     resume: str | None,
     choose: SessionChooser | None,
+    login: LoginChooser | None = None,
 ) -> tuple[InitializeResponse, OpenedSession]:
     """initialize, then a session; a refusal or an exit here is an AgentFailed."""
     try:
@@ -276,7 +278,9 @@ async def negotiate(
                 client_info=Implementation(name="dsh-tui", title="dsh-tui", version=__version__),
             )
         )
-        opened = await start_or_resume(conn, init, spec, resume, choose, sink)
+        opened = await with_login(
+            lambda: start_or_resume(conn, init, spec, resume, choose, sink), conn, init, login
+        )
     except ConnectionError as error:
         raise await describe_failure(spec, process, "the agent exited during start-up") from error
     except RequestError as error:
@@ -295,6 +299,7 @@ async def open_session(
     tap: LineTap | None = None,
     max_message_bytes: int = MAX_MESSAGE_BYTES,
     clock: Callable[[], float] = time.monotonic,
+    login: LoginChooser | None = None,
 ) -> AsyncIterator[AgentConnection]:
     """Spawn the agent (or take `process`, already started from `spec`), negotiate, open a
     session, and always reap the process on exit. `tap` (the traffic inspector's store) sees
@@ -328,7 +333,9 @@ async def open_session(
         )
         conn = ClientSideConnection(client, transport)
         stack.push_async_callback(close_connection, conn)
-        init, opened = await negotiate(conn, spec, process, capabilities, sink, resume, choose)
+        init, opened = await negotiate(
+            conn, spec, process, capabilities, sink, resume, choose, login
+        )
         yield AgentConnection(
             spec,
             conn,
