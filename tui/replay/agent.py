@@ -2,11 +2,12 @@
 
 It walks the recording in wire order. A line the agent sent is handed to the client as it
 came (a malformed line included, so the client's guard meets it as it did live), after the
-recorded pause scaled by the speed, or after a key press when stepping. Where the client
-spoke, it waits for the client to say the same (the same method and id, in any order within
-one run of the client's messages): what the client would only have sent because its user
-did something (a prompt, Esc, a mode switch) it asks the client's session for. Whatever does
-not match is drift, said in a notice; it never waits without end:
+recorded pause scaled by the speed, or, when stepping, after a key press (tui/replay/steps.py
+says where a step starts). Where the client spoke, it waits for the client to say the same
+(the same method and id, in any order within one run of the client's messages): what the
+client would only have sent because its user did something (a prompt, Esc, a mode switch) it
+asks the client's session for. Whatever does not match is drift, said in a notice; it never
+waits without end:
 
 * a message the client does not send within `GIVE_UP_S` is given up on (a notice), except the
   answer to a permission question: the replay app gives the recorded one (tui/replay/app.py),
@@ -27,6 +28,7 @@ from typing import Any, Protocol
 from dsh_common.jsonrpc_lines import encode, error_response
 from tui.replay.pipes import AgentLines, ClientLines, ClientMessage
 from tui.replay.recording import Entry, Recording
+from tui.replay.steps import prompt_request_ids, step_starts
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +96,13 @@ class ReplayAgent:
         self.driver: Driver | None = None
         self.played = 0  # agent messages handed to the client so far
         self.finished = False  # the whole recording has been played
-        self._steps = asyncio.Semaphore(0)
+        # Stepping: each key press is put here, "unit" (the next message or tool call) or
+        # "message" (one wire message); `_granted` is what the last press still covers. The
+        # session's set-up plays at once: the first step is the first thing to read.
+        self._presses: asyncio.Queue[str] = asyncio.Queue()
+        self._granted: str | None = "unit"
+        self._starts = step_starts(recording.entries, prompt_request_ids(recording.entries))
+        self.to_end = False  # "play to the end": no more waiting, at any speed
         self._asked: dict[object, dict[str, Any]] = {}  # client requests not yet answered
         self._triggers: set[asyncio.Task[Any]] = set()
         self._agent_requests = {
@@ -104,8 +112,17 @@ class ReplayAgent:
         }
 
     def step(self) -> None:
-        """One more agent message (a key press, when stepping)."""
-        self._steps.release()
+        """The next message or tool call, whole (a key press, when stepping)."""
+        self._presses.put_nowait("unit")
+
+    def step_message(self) -> None:
+        """One more agent message on the wire: the fine step."""
+        self._presses.put_nowait("message")
+
+    def play_to_end(self) -> None:
+        """The rest of the recording, without waiting."""
+        self.to_end = True
+        self._presses.put_nowait("end")
 
     async def run(self, reader: AgentLines, client: ClientLines) -> None:
         self._reader, self._client = reader, client
@@ -129,7 +146,7 @@ class ReplayAgent:
         while index < len(entries):
             entry = entries[index]
             if entry.incoming:
-                await self._pace(entry.t - last_t)
+                await self._pace(entry.t - last_t, self._starts[index])
                 await self._send(entry)
                 index += 1
             else:
@@ -140,9 +157,13 @@ class ReplayAgent:
                 index += len(run)
             last_t = entries[index - 1].t
 
-    async def _pace(self, gap: float) -> None:
+    async def _pace(self, gap: float, starts_step: bool) -> None:
+        if self.to_end:
+            return
         if self.stepping:
-            await self._steps.acquire()
+            if self._granted == "unit" and not starts_step:
+                return  # the rest of the unit the last press showed
+            self._granted = await self._presses.get()
         elif self.speed > 0 and gap > 0:
             await asyncio.sleep(gap / self.speed)
 
@@ -157,7 +178,7 @@ class ReplayAgent:
         only a user's action would have sent."""
         waiting = list(run)
         if any(self._needs_user(entry) for entry in waiting):
-            if self.speed > 0 and gap > 0 and not self.stepping:
+            if self.speed > 0 and gap > 0 and not self.stepping and not self.to_end:
                 await asyncio.sleep(gap / self.speed)
             for entry in waiting:
                 self._act(entry)
