@@ -103,6 +103,7 @@ class ReplayAgent:
         self._granted: str | None = "unit"
         self._starts = step_starts(recording.entries, prompt_request_ids(recording.entries))
         self.to_end = False  # "play to the end": no more waiting, at any speed
+        self.waiting = False  # stepping, and waiting for a key press
         self._asked: dict[object, dict[str, Any]] = {}  # client requests not yet answered
         self._triggers: set[asyncio.Task[Any]] = set()
         self._agent_requests = {
@@ -163,7 +164,11 @@ class ReplayAgent:
         if self.stepping:
             if self._granted == "unit" and not starts_step:
                 return  # the rest of the unit the last press showed
-            self._granted = await self._presses.get()
+            self.waiting = True
+            try:
+                self._granted = await self._presses.get()
+            finally:
+                self.waiting = False
         elif self.speed > 0 and gap > 0:
             await asyncio.sleep(gap / self.speed)
 
