@@ -42,7 +42,7 @@ def start_keeping(app: DshApp) -> None:
     if app.settings_store is None:
         return
     if app.settings_notice:
-        app.notify(app.settings_notice, severity="warning")
+        app.notify(app.settings_notice, severity="warning", timeout=15)  # read before it goes
 
     def theme_changed(theme: Theme) -> None:
         keep(app, theme=theme.name)

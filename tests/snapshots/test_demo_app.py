@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,10 @@ def test_demo_snapshot(
     """Both sides after the scenario: panes on the left, console fallback on the right."""
     for side in ("terminal-on", "terminal-off"):
         for stale in (DEMO_ROOT / side).glob("*"):
-            stale.unlink()
+            if stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale)  # the demo's own folder, dsh-demo/
+            else:
+                stale.unlink()
     app = DemoApp(root=DEMO_ROOT, log_dir=tmp_path, **PINNED_TIME)
 
     async def run(pilot: Any) -> None:

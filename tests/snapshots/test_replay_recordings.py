@@ -72,7 +72,8 @@ async def test_live_cards(dsh_tui_cards: CardsFactory, live_workspace: Path) -> 
 
 
 def test_stepping(snap_compare: Any, tmp_path: Path) -> None:
-    """`dsh-tui replay --step`: ten messages in, the footer says how to hand over the next."""
+    """`dsh-tui replay --step`: four steps in (a thought, a reply, a tool call, a reply), the
+    closed prompt and the footer say how to go on."""
     from support import wait_until
     from tui.pytest_plugin import settle
     from tui.replay.app import replay_app
@@ -85,9 +86,13 @@ def test_stepping(snap_compare: Any, tmp_path: Path) -> None:
         from tui.widgets.prompt import PromptArea
 
         await wait_until(pilot, lambda: app.query_one(PromptArea).disabled)
-        for count in range(1, 11):
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        # Each press plays until the next step starts: wait until the replay waits again.
+        for _ in range(4):
+            played = app.replay.agent.played
             await pilot.press("n")
-            await wait_until(pilot, lambda count=count: app.replay.agent.played == count)
+            await wait_until(pilot, lambda played=played: app.replay.agent.played > played)
+            await wait_until(pilot, lambda: app.replay.agent.waiting)
         await settle(pilot, app)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)

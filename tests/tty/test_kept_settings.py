@@ -46,6 +46,8 @@ def test_a_theme_chosen_is_kept_for_the_next_run(tty: Start, home: Path) -> None
     app.type("textual-light")
     time.sleep(0.3)
     app.key("enter")
+    app.wait_gone("Search for themes", timeout=15)  # the palette dims what is behind it
+    app.wait_stable(quiet=1.0)
     light = wait_background(app, lambda colour: colour != dark, "the light theme")
     assert app.quit() == 0
     stored = settings_file(home)
@@ -62,7 +64,7 @@ def test_a_broken_settings_file_gives_a_notice_and_the_defaults(tty: Start, home
     stored.parent.mkdir(parents=True)
     stored.write_text("{not json")
     app = tty([])
+    app.wait_for("Settings not used", timeout=30)
     app.wait_for(header_ready)
-    app.wait_for("Settings not used", timeout=15)
     app.type("still works")
     app.wait_for("still works", timeout=10)

@@ -73,3 +73,11 @@ def test_ctrl_x_ctrl_e_edits_the_draft_in_the_editor(
     # Still a draft: Enter sends what the editor wrote.
     app.key("enter")
     app.wait_for("offline mode", timeout=20)
+
+
+def test_f1_lists_the_prompt_editing_keys(tty: Start) -> None:
+    app = started(tty, size=(140, 45))
+    app.send(b"\x1bOP")  # F1
+    app.wait_for("ctrl+x ctrl+e", timeout=15)
+    app.wait_for("clear the whole prompt", timeout=5)
+    app.wait_for("replaying with --step", timeout=5)

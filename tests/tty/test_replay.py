@@ -23,16 +23,28 @@ def test_replay_plays_the_demo_to_its_end(tty: Start, size: tuple[int, int]) -> 
 
 
 @pytest.mark.parametrize("size", SIZES, ids=size_id)
-def test_step_hands_over_one_message_per_key(tty: Start, size: tuple[int, int]) -> None:
+def test_step_goes_by_message_and_tool_call(tty: Start, home: Path, size: tuple[int, int]) -> None:
+    """The session opens with no key; each space shows a whole thought, a whole reply, a tool
+    call; `e` plays the rest. The screen says it is a replay: the prompt is closed and says
+    so, no Resume key, and no prompt goes to the history."""
     app = tty(["replay", str(RECORDINGS / "demo-terminal-off.jsonl"), "--step"], size=size)
-    app.wait_for("step: press space/n", timeout=30)
-    assert "dsh-agent 0.1.0" not in app.text(), app.dump()  # initialize is not answered yet
-    app.send(" ")
-    app.send(" ")  # initialize and session/new answered: the session is open
+    app.wait_for("space Next", timeout=30)
     app.wait_for("dsh-agent 0.1.0", timeout=15)
+    app.wait_for("Replay, nothing is sent", timeout=15)
+    assert "^r" not in app.text() and "Resume" not in app.text(), app.dump()
     assert "thought" not in app.text(), app.dump()
-    for _ in range(12):
-        app.send("n")
-    app.wait_for("thought", timeout=15)
+    app.send(" ")
+    app.wait_for("▶ thought", timeout=15)  # all 38 chunks of it, under its folded title
+    assert "dsh-agent demo" not in app.text(), app.dump()
+    app.send(" ")
+    app.wait_for("First, a plan.", timeout=15)
+    assert "Update todo list" not in app.text(), app.dump()
+    app.send("n")
+    app.wait_for("Update todo list", timeout=15)
     assert "Everything ran" not in app.text(), app.dump()
+    app.send("e")
+    app.wait_for("4/4 done", timeout=30)
+    app.wait_for("Replay of a recording: nothing is sent", timeout=15)
+    assert "space Next" not in app.text(), app.dump()
     assert app.quit(timeout=15) == 0, app.dump()
+    assert not (home / "state" / "dsh-tui" / "history").exists()

@@ -2,11 +2,12 @@
 
 It walks the recording in wire order. A line the agent sent is handed to the client as it
 came (a malformed line included, so the client's guard meets it as it did live), after the
-recorded pause scaled by the speed, or after a key press when stepping. Where the client
-spoke, it waits for the client to say the same (the same method and id, in any order within
-one run of the client's messages): what the client would only have sent because its user
-did something (a prompt, Esc, a mode switch) it asks the client's session for. Whatever does
-not match is drift, said in a notice; it never waits without end:
+recorded pause scaled by the speed, or, when stepping, after a key press (tui/replay/steps.py
+says where a step starts). Where the client spoke, it waits for the client to say the same
+(the same method and id, in any order within one run of the client's messages): what the
+client would only have sent because its user did something (a prompt, Esc, a mode switch) it
+asks the client's session for. Whatever does not match is drift, said in a notice; it never
+waits without end:
 
 * a message the client does not send within `GIVE_UP_S` is given up on (a notice), except the
   answer to a permission question: the replay app gives the recorded one (tui/replay/app.py),
@@ -32,6 +33,7 @@ from typing import Any, Protocol
 from dsh_common.jsonrpc_lines import encode, error_response
 from tui.replay.pipes import AgentLines, ClientLines, ClientMessage
 from tui.replay.recording import Entry, Recording
+from tui.replay.steps import prompt_request_ids, step_starts
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +104,14 @@ class ReplayAgent:
         self.driver: Driver | None = None
         self.played = 0  # agent messages handed to the client so far
         self.finished = False  # the whole recording has been played
-        self._steps = asyncio.Semaphore(0)
+        # Stepping: each key press is put here, "unit" (the next message or tool call) or
+        # "message" (one wire message); `_granted` is what the last press still covers. The
+        # session's set-up plays at once: the first step is the first thing to read.
+        self._presses: asyncio.Queue[str] = asyncio.Queue()
+        self._granted: str | None = "unit"
+        self._starts = step_starts(recording.entries, prompt_request_ids(recording.entries))
+        self.to_end = False  # "play to the end": no more waiting, at any speed
+        self.waiting = False  # stepping, and waiting for a key press
         self._asked: dict[object, dict[str, Any]] = {}  # client requests not yet answered
         self._triggers: set[asyncio.Task[Any]] = set()
         # Recorded client answers (by the entry's id()) the client sent before their turn.
@@ -114,8 +123,17 @@ class ReplayAgent:
         }
 
     def step(self) -> None:
-        """One more agent message (a key press, when stepping)."""
-        self._steps.release()
+        """The next message or tool call, whole (a key press, when stepping)."""
+        self._presses.put_nowait("unit")
+
+    def step_message(self) -> None:
+        """One more agent message on the wire: the fine step."""
+        self._presses.put_nowait("message")
+
+    def play_to_end(self) -> None:
+        """The rest of the recording, without waiting."""
+        self.to_end = True
+        self._presses.put_nowait("end")
 
     async def run(self, reader: AgentLines, client: ClientLines) -> None:
         self._reader, self._client = reader, client
@@ -139,7 +157,7 @@ class ReplayAgent:
         while index < len(entries):
             entry = entries[index]
             if entry.incoming:
-                await self._pace(entry.t - last_t)
+                await self._pace(entry.t - last_t, self._starts[index])
                 await self._send(entry)
                 index += 1
             else:
@@ -150,9 +168,17 @@ class ReplayAgent:
                 index += len(run)
             last_t = entries[index - 1].t
 
-    async def _pace(self, gap: float) -> None:
+    async def _pace(self, gap: float, starts_step: bool) -> None:
+        if self.to_end:
+            return
         if self.stepping:
-            await self._steps.acquire()
+            if self._granted == "unit" and not starts_step:
+                return  # the rest of the unit the last press showed
+            self.waiting = True
+            try:
+                self._granted = await self._presses.get()
+            finally:
+                self.waiting = False
         else:
             await self._pause(gap)
 
@@ -184,7 +210,7 @@ class ReplayAgent:
                 waiting.remove(entry)
                 await self._check_answer(entry, early)
         if any(self._needs_user(entry) for entry in waiting):
-            if not self.stepping:
+            if not self.stepping and not self.to_end:
                 await self._pause(gap)
             for entry in waiting:
                 self._act(entry)

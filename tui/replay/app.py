@@ -1,7 +1,10 @@
 """`dsh-tui replay FILE`: the real client, its agent a recording (tui/replay/process.py).
 
-`ReplayApp` is the app itself with the replay's one key: when stepping, space or n hands the
-client the next recorded message, and the footer says so.
+`ReplayApp` is the app itself with the replay's keys: when stepping, space or n hands the
+client the next message or tool call (tui/replay/steps.py), `.` one wire message, and `e`
+plays the rest; the footer says so. A replay is marked as one: the prompt is closed and says
+so (nothing typed would go anywhere), the keys that would talk to an agent (resume, mode,
+model, cancel) are gone, and no prompt is added to the workspace's history.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.app import DshApp
 from tui.config import AppConfig
+from tui.history import PromptHistory
 from tui.permissions import PendingPermission
 from tui.replay.process import ReplayProcess, recorded_resume
 from tui.session_events import PermissionAsked, PermissionClosed, SessionEvent
@@ -30,18 +34,17 @@ class ReplayApp(DshApp):
     # about), then the app's own in their order, so a replay that does not step shows the
     # footer the live app does.
     BINDINGS = [
-        Binding(
-            "space,n",
-            "replay_step",
-            "for the next message",
-            key_display="step: press space/n",
-            priority=True,
-        ),
+        Binding("space,n", "replay_step", "Next", key_display="space", priority=True),
+        Binding(".", "replay_step_message", "One message", priority=True),
+        Binding("e", "replay_to_end", "To the end", priority=True),
         *DshApp.BINDINGS,
     ]
+    # What a replay cannot do: each would ask a recording for what it never recorded.
+    AGENT_ACTIONS = frozenset({"resume", "next_mode", "pick_model", "cancel_turn"})
 
     def __init__(self, config: AppConfig, replay: ReplayProcess) -> None:
         super().__init__(config)
+        self.history = PromptHistory(None)  # a replay's prompts are not the user's
         self.replay = replay
         replay.bind(self.controller)
         self._answered: set[int] = set()  # the recorded permission questions answered
@@ -58,19 +61,30 @@ class ReplayApp(DshApp):
             self._prestarted = self.replay
         super().start_agent(resume)
 
-    # Stepping, the keys are the replay's: the prompt, which would take space and n as text
-    # (Textual drops an app's binding for a key the focused input consumes), is left.
+    # The prompt is closed: nothing typed would reach an agent, and, stepping, the keys are
+    # the replay's (Textual drops an app's binding for a key the focused input consumes).
+    # After the app's own handlers, which open it and set its words.
     def on_mount(self) -> None:
-        if self.replay.agent.stepping:
-            self.call_after_refresh(self._leave_prompt)
+        self.call_after_refresh(self._leave_prompt)
 
     def on_session_connected(self, message: messages.Connected) -> None:
-        if self.replay.agent.stepping:
-            self.call_after_refresh(self._leave_prompt)
+        self.call_after_refresh(self._leave_prompt)
+
+    def on_session_turn_started(self, message: messages.TurnStarted) -> None:
+        self.call_after_refresh(self._leave_prompt)
+
+    def on_session_turn_ended(self, message: messages.TurnEnded) -> None:
+        self.call_after_refresh(self._leave_prompt)
 
     def _leave_prompt(self) -> None:
-        self.query_one(PromptArea).disabled = True
-        self.screen.set_focus(None)
+        prompt = self.query_one(PromptArea)
+        prompt.disabled = True
+        agent = self.replay.agent
+        prompt.placeholder = (
+            STEP_PLACEHOLDER if self.check_action("replay_step", ()) else PLAY_PLACEHOLDER
+        )
+        if self.focused is prompt or agent.stepping:
+            self.screen.set_focus(None)
         self.refresh_bindings()
 
     # A permission question is answered as the user answered it then.
@@ -99,10 +113,24 @@ class ReplayApp(DshApp):
     def action_replay_step(self) -> None:
         self.replay.agent.step()
 
+    def action_replay_step_message(self) -> None:
+        self.replay.agent.step_message()
+
+    def action_replay_to_end(self) -> None:
+        self.replay.agent.play_to_end()
+        self._leave_prompt()  # its words no longer speak of steps
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "replay_step":
-            return self.replay.agent.stepping and not self.replay.agent.finished
+        agent = self.replay.agent
+        if action.startswith("replay_"):
+            return agent.stepping and not agent.to_end and not agent.finished
+        if action in self.AGENT_ACTIONS:
+            return False
         return super().check_action(action, parameters)
+
+
+STEP_PLACEHOLDER = "Replay, nothing is sent · space the next message or tool call · e the rest"
+PLAY_PLACEHOLDER = "Replay of a recording: nothing is sent from here"
 
 
 def replay_app(

@@ -19,6 +19,9 @@ OTHER_KEYS: list[tuple[str, str]] = [
     ("/ then tab", "complete one of the agent's slash commands"),
     ("@ then tab / enter", "attach a workspace file: choose its path (up / down)"),
     ("!command", "run it here, in the workspace, without the agent; esc kills it"),
+    ("ctrl+u", "clear the whole prompt (ctrl+z brings it back)"),
+    ("ctrl+x ctrl+e", "edit the prompt in $VISUAL / $EDITOR (vi); it comes back unsent"),
+    ("space / . / e", "replaying with --step: next message or tool call, one message, the rest"),
     ("end", "on an empty prompt: the end of the transcript (or click '↓ N new below')"),
     ("tab", "with a permission question open: the question takes the keys; tab again, back"),
     (
