@@ -33,6 +33,8 @@ def test_the_demo_says_where_it_works(tty: Start, home: Path) -> None:
     app.type("demo")
     app.key("enter")
     app.wait_for("Write dsh-demo/hello.py", timeout=30)
+    # The new file's card may fill the screen below the words: read back one page for them.
+    app.key("pageup")
     app.wait_for("It works in dsh-demo/", timeout=10)
     assert not (home / "work" / "dsh-demo").exists()  # nothing written before the answer
     app.key("escape")
