@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 
+from tui import message_actions
 from tui.agent_log import client_log_path, default_log_dir
 from tui.state import MessageEntry
 from tui.widgets.diff_panel import DiffPanel, ViewMode
@@ -103,3 +104,13 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
         app.action_inspector,
     )
     yield SystemCommand("Keys", "Every key (F1)", app.action_help)
+    yield SystemCommand(
+        "Open message in pager",
+        "The focused or last agent message, whole, in $PAGER (default less)",
+        lambda: message_actions.open_in_pager(app),
+    )
+    yield SystemCommand(
+        "Save message to file",
+        "The focused or last agent message, whole, to a new 0600 file",
+        lambda: message_actions.save_message(app),
+    )
