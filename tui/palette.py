@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App, SystemCommand
 
 from tui import kept_settings
+from tui import message_actions
 from tui.agent_log import client_log_path, default_log_dir
 from tui.grants import show_grants
 from tui.state import MessageEntry
@@ -110,4 +111,14 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
         "Permissions…",
         'The session\'s "always allow" grants, to see and revoke (/permissions)',
         lambda: show_grants(app),
+    )
+    yield SystemCommand(
+        "Open message in pager",
+        "The focused or last agent message, whole, in $PAGER (default less)",
+        lambda: message_actions.open_in_pager(app),
+    )
+    yield SystemCommand(
+        "Save message to file",
+        "The focused or last agent message, whole, to a new 0600 file",
+        lambda: message_actions.save_message(app),
     )

@@ -77,3 +77,19 @@ async def test_a_removed_message_ends_its_stream() -> None:
         message.add_text(" and more, removed before it is drawn")
         await message.remove()
         await wait_until(pilot, lambda: len(stream_tasks()) == before)
+
+
+async def test_a_huge_prompt_shows_its_head_and_its_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui.widgets import messages
+
+    monkeypatch.setattr(messages, "DISPLAY_MAX_CHARS", 100)
+    monkeypatch.setattr(messages, "TAIL_CHARS", 10)
+    app = Host()
+    async with app.run_test() as pilot:
+        prompt = messages.UserMessage("h" * 100 + "m" * 50 + "the end!")
+        await app.query_one(VerticalScroll).mount(prompt)
+        await pilot.pause()
+        shown = str(prompt.render())
+        assert shown.startswith("› " + "h" * 100)
+        assert "[cut here on screen: 48 characters; its end follows]" in shown
+        assert shown.endswith("mmthe end!")

@@ -275,6 +275,10 @@ class ConversationView(VerticalScroll):
             if isinstance(widget, ToolCard):
                 widget.tick(frame)
 
+    def shown_widgets(self) -> dict[int, Widget]:
+        """The widget on screen for each entry, by `id(entry)`."""
+        return dict(self._widgets)
+
     def clear(self) -> None:
         self.anchor(False)
         self._following = True

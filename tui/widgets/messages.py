@@ -18,8 +18,11 @@ FRAME_S = 1 / 30
 # which only the last one is redrawn; normal replies stay far below it and render as before.
 MARKDOWN_MAX_CHARS = 64_000
 PLAIN_PIECE_CHARS = 16_000
-# A message past this is cut on screen, with a marker; the state keeps all of it.
+# A message past this is cut on screen, with a marker, and its last TAIL_CHARS characters
+# shown after the marker (the agent's last words); the state keeps all of it, and the
+# palette opens it whole in a pager or saves it (tui/message_export.py).
 DISPLAY_MAX_CHARS = 1_000_000
+TAIL_CHARS = PLAIN_PIECE_CHARS
 
 
 class PlainBlock(Static):
@@ -55,6 +58,9 @@ class StreamingMarkdown(Markdown):
         self._plain: list[str] = []  # the text of each plain piece, in order
         self._plain_block: PlainBlock | None = None
         self._marker: PlainBlock | None = None
+        self._beyond = 0  # characters past DISPLAY_MAX_CHARS
+        self._tail = ""  # the last TAIL_CHARS of them, shown after the marker
+        self._tail_block: PlainBlock | None = None
 
     def on_mount(self) -> None:
         # Markdown's own mount handler has drawn the empty document by now; a chunk that
@@ -108,8 +114,9 @@ class StreamingMarkdown(Markdown):
         if batch and start < DISPLAY_MAX_CHARS:
             shown = batch[: DISPLAY_MAX_CHARS - start]
             await self._add_plain(shown)
-        if self._taken > DISPLAY_MAX_CHARS:
-            await self._mark_truncated(self._taken - DISPLAY_MAX_CHARS)
+            batch = batch[len(shown) :]
+        if batch:
+            await self._add_tail(batch)
         self._drawn += size
         if self._drawn < self._written:
             # More is waiting: a frame's pause lets the stream's next batch grow, and each
@@ -131,14 +138,30 @@ class StreamingMarkdown(Markdown):
             assert self._plain_block is not None
             self._plain_block.update(self._plain[-1])
 
+    async def _add_tail(self, text: str) -> None:
+        """Past the cut: the end of the message, after a marker counting what is between.
+        A redraw costs the tail's length at most, however long the message grows."""
+        if not self.is_attached:
+            return
+        self._beyond += len(text)
+        self._tail = (self._tail + text[-TAIL_CHARS:])[-TAIL_CHARS:]
+        hidden = self._beyond - len(self._tail)
+        if self._tail_block is None:
+            self._tail_block = PlainBlock(self._tail, markup=False)
+            await self.mount(self._tail_block)
+        else:
+            self._tail_block.update(self._tail)
+        if hidden > 0:
+            await self._mark_truncated(hidden)
+
     async def _mark_truncated(self, hidden: int) -> None:
         note = (
-            f"[message cut here on screen: {hidden:,} more characters are not shown; "
-            "the session keeps the whole message]"
+            f"[message cut here on screen: {hidden:,} characters are not shown; its end "
+            'follows. Ctrl+P "Open message in pager" shows it whole]'
         )
         if self._marker is None and self.is_attached:
             self._marker = PlainBlock(note, markup=False, classes="-truncated")
-            await self.mount(self._marker)
+            await self.mount(self._marker, before=self._tail_block)
         elif self._marker is not None:
             self._marker.update(note)
 
@@ -149,8 +172,9 @@ class StreamingMarkdown(Markdown):
 
     @property
     def shown_text(self) -> str:
-        """What the widget shows of the message: its Markdown source, then any plain pieces."""
-        return self.source + "".join(self._plain)
+        """What the widget shows of the message: its Markdown source, any plain pieces and,
+        past the cut, its end."""
+        return self.source + "".join(self._plain) + self._tail
 
     @property
     def is_streaming(self) -> bool:
@@ -188,8 +212,11 @@ class UserMessage(Static):
         text = "".join(self._chunks)
         self._chunks = [text]
         shown = clean_prose(text[:DISPLAY_MAX_CHARS])
+        hidden = len(text) - DISPLAY_MAX_CHARS - TAIL_CHARS
+        if hidden > 0:
+            shown += f"\n[cut here on screen: {hidden:,} characters; its end follows]\n"
         if len(text) > DISPLAY_MAX_CHARS:
-            shown += f"\n[cut here on screen: {len(text) - DISPLAY_MAX_CHARS:,} more characters]"
+            shown += clean_prose(text[max(DISPLAY_MAX_CHARS, len(text) - TAIL_CHARS) :])
         self.update("› " + shown)
 
 
