@@ -36,6 +36,7 @@ from tui.sanitize import clean_line, sanitize_text, strip_control
 from tui.session_controller import SessionController
 from tui.session_events import Connected, SessionEvent
 from tui.state import Change
+from tui.transcript_text import runs_of
 from tui.widgets import inspector
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.command_menu import CommandMenu
@@ -88,6 +89,9 @@ class DshApp(App[None]):
         Binding("ctrl+end", "transcript_end", "End", show=False, priority=True),
         Binding("f1", "help", "Keys", show=False),
         Binding("f12", "inspector", "Traffic", show=False),
+        # The conversation tools (tui/widgets/transcript_keys.py).
+        # Described on F1 with the transcript's own keys, so no description here.
+        Binding("alt+up,ctrl+up", "transcript_keys", "", show=False),
     ]
     CSS = """
     Screen { layout: vertical; }
@@ -221,6 +225,7 @@ class DshApp(App[None]):
             # Before any update of the first turn reaches the transcript: its cards look
             # their terminals up here.
             self.transcript.terminals = event.session.client.terminals
+            self.transcript.run_lookup = runs_of(event.session.client.terminals)
             self._size_terminals()
         self.post_message(messages.message_for(event))
 
@@ -379,6 +384,11 @@ class DshApp(App[None]):
     def action_transcript_end(self) -> None:
         """Ctrl+End, or End on an empty prompt: the end of the transcript, followed again."""
         self.transcript.jump_to_end()
+
+    def action_transcript_keys(self) -> None:
+        """Alt+Up: the keyboard into the transcript, on its last entry."""
+        if not self.transcript.enter_transcript():
+            self.notify("Nothing in the transcript yet.")
 
     def action_page_transcript(self, direction: int) -> None:
         """Page through the transcript from the prompt. Paging up past the top brings back

@@ -1,0 +1,136 @@
+"""The conversation tools, as a user reaches them from the keyboard: the transcript's cursor
+(Alt+Up, Up/Down, Enter, `c`, the diff keys, Esc), search (Ctrl+F), `/export` and `/new`."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import SIZES, TtyApp, header_ready, script_agent_command, size_id
+from harness import wait_until as wait_for_file
+
+Start = Callable[..., TtyApp]
+
+# The mark at the left of the entry under the cursor (the outline CSS draws it).
+MARK = "█"
+THOUGHT = "THOUGHT-WORDS-HIDDEN"
+FIRST = "FIRST-REPLY-ALPHA"
+LAST = "LAST-REPLY-OMEGA"
+CONSOLE = "```console\n$ echo COPIED-OUTPUT\nCOPIED-OUTPUT\n```"
+
+
+def update(session_update: str, **fields: Any) -> dict[str, Any]:
+    return {"update": {"sessionUpdate": session_update, **fields}}
+
+
+def text(kind: str, words: str) -> dict[str, Any]:
+    return update(kind, content={"type": "text", "text": words})
+
+
+def conversation(done: Path) -> list[dict[str, Any]]:
+    """A thought, a reply, an edit, a command's card and a last reply."""
+    edit = {
+        "type": "diff",
+        "path": "app.py",
+        "oldText": "x = 1\ny = 2\n",
+        "newText": "x = 3\ny = 2\n",
+    }
+    console = {"type": "content", "content": {"type": "text", "text": CONSOLE}}
+    return [
+        text("agent_thought_chunk", THOUGHT),
+        text("agent_message_chunk", FIRST),
+        update(
+            "tool_call",
+            toolCallId="e1",
+            title="Edit app.py",
+            kind="edit",
+            status="completed",
+            content=[edit],
+        ),
+        update(
+            "tool_call",
+            toolCallId="x1",
+            title="Run echo",
+            kind="execute",
+            status="completed",
+            content=[console],
+        ),
+        text("agent_message_chunk", LAST),
+        {"touch": str(done)},
+    ]
+
+
+def start(tty: Start, home: Path, size: tuple[int, int]) -> TtyApp:
+    done = home / "done"
+    script = {"agent_name": "script-agent", "prompts": [conversation(done)]}
+    app = tty(["--agent", script_agent_command(home / "script.json", script)], size=size)
+    app.wait_for(header_ready)
+    app.type("go")
+    time.sleep(0.1)
+    app.key("enter")
+    wait_for_file(done.exists, what="the agent to send the conversation")
+    app.wait_for(LAST)
+    return app
+
+
+def marked(app: TtyApp, words: str) -> Callable[[list[str]], bool]:
+    """Whether the row showing `words` carries the cursor's mark at its left."""
+
+    def check(lines: list[str]) -> bool:
+        return any(words in line and MARK in line[:4] for line in lines)
+
+    return check
+
+
+def diff_view(lines: list[str]) -> str | None:
+    for line in lines:
+        found = re.search(r"(unified|split) · s", line)
+        if found:
+            return found.group(1)
+    return None
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_keyboard_cursor_through_the_transcript(
+    tty: Start, home: Path, size: tuple[int, int]
+) -> None:
+    app = start(tty, home, size)
+    app.key("alt+up")
+    app.wait_for(marked(app, LAST))
+    app.key("up")  # the command's card: `c` copies the code of its console block
+    app.wait_for(marked(app, "Run echo"))
+    app.type("c")
+    wait_for_file(lambda: any("COPIED-OUTPUT" in c for c in app.clipboard()), what="a copy")
+    assert app.clipboard()[-1] == "$ echo COPIED-OUTPUT\nCOPIED-OUTPUT"
+    app.key("up")  # the edit: `s` switches its diff between unified and split
+    app.wait_for(marked(app, "Edit app.py"))
+    before = diff_view(app.display())
+    assert before is not None, app.dump()
+    app.type("s")
+    app.wait_for(lambda lines: diff_view(lines) not in (None, before))
+    app.key("up")
+    app.wait_for(marked(app, FIRST))
+    app.type("c")  # a message: its text
+    wait_for_file(lambda: app.clipboard()[-1:] == [FIRST], what="the reply copied")
+    app.key("up")  # the thought, folded (its title is highlighted): Enter opens it
+    assert THOUGHT not in app.text()
+    app.key("enter")
+    app.wait_for(THOUGHT)
+    app.key("down", "down", "down", "down")  # Down stops at the last entry
+    app.wait_for(marked(app, LAST))
+    app.key("escape")  # back to the prompt: typing goes there
+    app.type("after")
+    app.wait_for(lambda lines: any("after" in line and "│" in line for line in lines[-8:]))
+    assert not marked(app, LAST)(app.display()), app.dump()
+
+
+def test_keys_in_one_burst_follow_the_focus(tty: Start, home: Path) -> None:
+    """Ctrl+Up then Up in one read: the Up moves the cursor, it does not recall a prompt."""
+    app = start(tty, home, (80, 24))
+    app.send(b"\x1b[1;5A\x1b[A")
+    app.wait_for(marked(app, "Run echo"))
+    assert "go" not in "".join(app.display()[-5:]), app.dump()
