@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from tui import chrome, permission_flow, prompt_input, switcher
+from tui import chrome, conversation_tools, permission_flow, prompt_input, switcher
 from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
@@ -92,6 +92,7 @@ class DshApp(App[None]):
         # The conversation tools (tui/widgets/transcript_keys.py).
         # Described on F1 with the transcript's own keys, so no description here.
         Binding("alt+up,ctrl+up", "transcript_keys", "", show=False),
+        Binding("ctrl+f", "search", "", show=False, priority=True),
     ]
     CSS = """
     Screen { layout: vertical; }
@@ -389,6 +390,15 @@ class DshApp(App[None]):
         """Alt+Up: the keyboard into the transcript, on its last entry."""
         if not self.transcript.enter_transcript():
             self.notify("Nothing in the transcript yet.")
+
+    async def action_search(self) -> None:
+        await conversation_tools.open_search(self)
+
+    def action_search_step(self, direction: int) -> None:
+        conversation_tools.step_search(self, direction)
+
+    def action_search_close(self) -> None:
+        conversation_tools.close_search(self)
 
     def action_page_transcript(self, direction: int) -> None:
         """Page through the transcript from the prompt. Paging up past the top brings back

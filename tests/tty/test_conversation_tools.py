@@ -31,7 +31,21 @@ def text(kind: str, words: str) -> dict[str, Any]:
     return update(kind, content={"type": "text", "text": words})
 
 
-def conversation(done: Path) -> list[dict[str, Any]]:
+def filler(call_id: str) -> dict[str, Any]:
+    """A card of 20 lines of text: pushes what came before it off the screen."""
+    lines = "\n".join(f"filler line {i}" for i in range(20))
+    body = {"type": "content", "content": {"type": "text", "text": lines}}
+    return update(
+        "tool_call",
+        toolCallId=call_id,
+        title="Read",
+        kind="read",
+        status="completed",
+        content=[body],
+    )
+
+
+def conversation(done: Path, fillers: int = 0) -> list[dict[str, Any]]:
     """A thought, a reply, an edit, a command's card and a last reply."""
     edit = {
         "type": "diff",
@@ -59,14 +73,15 @@ def conversation(done: Path) -> list[dict[str, Any]]:
             status="completed",
             content=[console],
         ),
+        *[filler(f"f{i}") for i in range(fillers)],
         text("agent_message_chunk", LAST),
         {"touch": str(done)},
     ]
 
 
-def start(tty: Start, home: Path, size: tuple[int, int]) -> TtyApp:
+def start(tty: Start, home: Path, size: tuple[int, int], fillers: int = 0) -> TtyApp:
     done = home / "done"
-    script = {"agent_name": "script-agent", "prompts": [conversation(done)]}
+    script = {"agent_name": "script-agent", "prompts": [conversation(done, fillers)]}
     app = tty(["--agent", script_agent_command(home / "script.json", script)], size=size)
     app.wait_for(header_ready)
     app.type("go")
@@ -134,3 +149,37 @@ def test_keys_in_one_burst_follow_the_focus(tty: Start, home: Path) -> None:
     app.send(b"\x1b[1;5A\x1b[A")
     app.wait_for(marked(app, "Run echo"))
     assert "go" not in "".join(app.display()[-5:]), app.dump()
+
+
+def search_line(lines: list[str]) -> str:
+    """The search bar's row (the last with the icon: a read card's title has it too)."""
+    return next((line for line in reversed(lines) if line.startswith(" ⌕ ")), "")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_search_finds_opens_and_steps(tty: Start, home: Path, size: tuple[int, int]) -> None:
+    app = start(tty, home, size, fillers=3)
+    assert THOUGHT not in app.text()
+    app.key("ctrl+f")
+    app.wait_for(search_line)
+    app.type("thought-words")  # lower case: any case; in the closed thought, far above
+    app.wait_for(THOUGHT)  # opened and scrolled to
+    app.wait_for(lambda lines: "1/1" in search_line(lines))
+    app.send(b"\x15")  # Ctrl+U: the query cleared (keys one a write: a burst loses keys today)
+    app.wait_for(lambda lines: "enter next" in search_line(lines))
+    app.type("COPIED")
+    app.wait_for(lambda lines: "1/2" in search_line(lines))
+    app.key("enter")
+    app.wait_for(lambda lines: "2/2" in search_line(lines))
+    app.key("shift+enter")
+    app.wait_for(lambda lines: "1/2" in search_line(lines))
+    app.key("enter")
+    app.wait_for(lambda lines: "2/2" in search_line(lines))
+    app.key("enter")  # wraps around
+    app.wait_for(lambda lines: "1/2" in search_line(lines))
+    app.type("-NOWHERE")
+    app.wait_for(lambda lines: "no match" in search_line(lines))
+    app.key("escape")
+    app.wait_for(lambda lines: not search_line(lines))
+    app.type("after")
+    app.wait_for(lambda lines: any("after" in line and "│" in line for line in lines[-8:]))

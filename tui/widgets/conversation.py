@@ -213,6 +213,24 @@ class ConversationView(TranscriptCursor, VerticalScroll):
     def entry_of(self, widget: Widget) -> Entry | None:
         return self._entry_of.get(id(widget))
 
+    def widget_of(self, entry: Entry) -> Widget | None:
+        return self._widgets.get(id(entry))
+
+    def reveal(self, entry: Entry) -> Widget | None:
+        """The entry's widget, bringing hidden entries back until it is among them (search)."""
+        while id(entry) not in self._widgets and self.hidden_count:
+            self.show_earlier()
+        return self._widgets.get(id(entry))
+
+    def show_entry(self, widget: Widget) -> None:
+        """Scroll an entry into view: its top, when it is taller than the view."""
+        if widget.parent is self:
+            # Held where the user looks: the anchor would take the view back to the end.
+            self._following = False
+            self._sync_anchor()
+            tall = widget.outer_size.height > self.size.height
+            self.scroll_to_widget(widget, animate=False, top=tall)
+
     def _show_banner(self) -> None:
         if not self.hidden_count:
             self._drop_banner()

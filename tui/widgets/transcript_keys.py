@@ -28,6 +28,11 @@ CURSOR_CSS = """
 ConversationView:focus > .-cursor { outline-left: thick $accent; background-tint: $accent 8%; }
 ConversationView:focus > .-cursor > CollapsibleTitle { background: $accent 30%; }
 ConversationView:focus { background-tint: $foreground 2%; }
+ConversationView > .-search-hit { background-tint: $warning 10%; }
+ConversationView > .-search-current {
+    background-tint: $warning 22%;
+    outline-right: thick $warning;
+}
 """
 
 # The conversation tools' keys (README "Keys", F1), in one place.
@@ -38,6 +43,7 @@ CONVERSATION_KEYS: list[tuple[str, str]] = [
     ("c", "in the transcript: copy the entry (text, code, a command's output, a diff)"),
     ("s / n / p", "in the transcript, on a diff: split or unified, next or previous change"),
     ("esc", "in the transcript: back to the prompt"),
+    ("ctrl+f", "search the transcript: enter / down next, shift+enter / up previous, esc close"),
 ]
 
 
@@ -66,6 +72,9 @@ class TranscriptCursor:
         raise NotImplementedError
 
     def entry_of(self, widget: Widget) -> Entry | None:
+        raise NotImplementedError
+
+    def show_entry(self, widget: Widget) -> None:
         raise NotImplementedError
 
     # -- the cursor ----------------------------------------------------------------------
