@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 
+from tui import conversation_tools
 from tui.agent_log import client_log_path, default_log_dir
 from tui.state import MessageEntry
 from tui.widgets.diff_panel import DiffPanel, ViewMode
@@ -103,3 +104,17 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
         app.action_inspector,
     )
     yield SystemCommand("Keys", "Every key (F1)", app.action_help)
+    # The conversation tools (tui/conversation_tools.py).
+    yield SystemCommand(
+        "Export…",
+        "The conversation as Markdown and HTML, in the workspace (/export FILE names it)",
+        lambda: conversation_tools.export_conversation(app),
+    )
+    yield SystemCommand(
+        "New session",
+        "Close this session and start a fresh one (/new)",
+        lambda: app.run_worker(conversation_tools.new_session(app), group="new-session"),
+    )
+    yield SystemCommand(
+        "Search the transcript", "Ctrl+F", lambda: app.run_worker(app.action_search())
+    )

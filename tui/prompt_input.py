@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import TextArea
 
+from tui import conversation_tools
 from tui.shell_command import shell_command
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.mention_menu import MentionMenu, follow_text_area
@@ -48,6 +49,10 @@ def submit(app: DshApp, event: PromptArea.Submitted) -> None:
     on this machine instead, never sent; `!` alone does nothing."""
     text = event.text.strip()
     if not text:
+        return
+    if conversation_tools.client_command(app, text):  # `/export`, `/new`: never sent
+        event.prompt.clear()
+        app.history.add(text)
         return
     command = shell_command(text)
     if command == "":

@@ -31,7 +31,8 @@ Script option "load": [UPDATE, ...] advertises loadSession and replays those raw
 session/load. "modeMessage": text with {mode} is what session/set_mode says as a message
 (default "mode set: {mode}"); "sessionExtra": {...} is merged into the session/new result
 raw (fields this SDK does not know, such as the unstable "models"); with "models" there,
-session/set_model switches among them and says "model set: ID".
+session/set_model switches among them and says "model set: ID". Script option "closeFile":
+path advertises sessionCapabilities.close and appends each closed session id to that file.
 """
 
 from __future__ import annotations
@@ -46,7 +47,13 @@ from typing import Any
 from acp import PROTOCOL_VERSION, InitializeResponse, NewSessionResponse, PromptResponse, run_agent
 from acp.exceptions import RequestError
 from acp.router import Route
-from acp.schema import AgentCapabilities, Implementation, PromptCapabilities
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    PromptCapabilities,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+)
 
 
 def message(session_id: str, text: str) -> dict[str, Any]:
@@ -123,6 +130,9 @@ class ScriptAgent:
                 prompt_capabilities=PromptCapabilities(
                     embedded_context=bool(self.script.get("embeddedContext"))
                 ),
+                session_capabilities=SessionCapabilities(
+                    close=SessionCloseCapabilities() if "closeFile" in self.script else None
+                ),
             ),
             agent_info=Implementation(
                 name=self.script.get("agent_name", "script-agent"), version="1"
@@ -137,6 +147,12 @@ class ScriptAgent:
             return response
         raw: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)
         return {**raw, **self.script["sessionExtra"]}
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        """`session/close`, offered with "closeFile": writes the closed id there."""
+        with open(self.script["closeFile"], "a", encoding="utf-8") as file:
+            file.write(session_id + "\n")
+        return {}
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
         for update in self.script["load"]:
@@ -301,7 +317,9 @@ class ScriptAgent:
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         script = json.load(handle)
-    asyncio.run(run_agent(ScriptAgent(script)))  # type: ignore[arg-type]
+    # session/close is routed only with the SDK's unstable methods on.
+    unstable = "closeFile" in script
+    asyncio.run(run_agent(ScriptAgent(script), use_unstable_protocol=unstable))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -183,3 +183,54 @@ def test_search_finds_opens_and_steps(tty: Start, home: Path, size: tuple[int, i
     app.wait_for(lambda lines: not search_line(lines))
     app.type("after")
     app.wait_for(lambda lines: any("after" in line and "│" in line for line in lines[-8:]))
+
+
+def test_export_writes_markdown_and_html_never_sent(tty: Start, home: Path) -> None:
+    app = start(tty, home, (80, 24))
+    app.type("/export notes/talk")
+    (home / "work" / "notes").mkdir()
+    time.sleep(0.1)
+    app.key("enter")
+    md, page = home / "work" / "notes" / "talk.md", home / "work" / "notes" / "talk.html"
+    wait_for_file(page.exists, what="the export")
+    app.wait_for("Exported to")
+    text = md.read_text()
+    assert "```diff\n--- a/app.py\n+++ b/app.py\n" in text
+    assert "-x = 1\n+x = 3\n" in text
+    assert "$ echo COPIED-OUTPUT" in text and FIRST in text and THOUGHT in text
+    assert md.stat().st_mode & 0o777 == 0o600
+    assert page.stat().st_mode & 0o777 == 0o600
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and '<code class="language-diff">' in html
+    assert "<script" not in html and "http" not in html
+    # Never sent: no prompt of that text in the transcript, no second turn played.
+    assert "› /export" not in app.text()
+
+
+def test_new_session_closes_the_old_one_and_clears(tty: Start, home: Path) -> None:
+    closed = home / "closed"
+    done = home / "done"
+    script = {
+        "agent_name": "script-agent",
+        "prompts": [conversation(done)],
+        "closeFile": str(closed),
+    }
+    app = tty(["--agent", script_agent_command(home / "script.json", script)], size=(80, 24))
+    app.wait_for(header_ready)
+    app.type("go")
+    time.sleep(0.1)
+    app.key("enter")
+    wait_for_file(done.exists, what="the agent to send the conversation")
+    app.wait_for(LAST)
+    app.type("/new")
+    time.sleep(0.1)
+    app.key("enter")
+    wait_for_file(closed.exists, what="session/close")
+    assert closed.read_text() == "s1\n"
+    app.wait_gone(LAST)
+    app.wait_for(header_ready)
+    assert FIRST not in app.text() and "/new" not in app.text(), app.dump()
+    app.type("again")
+    time.sleep(0.1)
+    app.key("enter")  # the fresh session answers
+    app.wait_for(LAST)
