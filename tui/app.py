@@ -24,7 +24,15 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from tui import chrome, kept_settings, key_routing, permission_flow, prompt_input, switcher
+from tui import (
+    chrome,
+    conversation_tools,
+    kept_settings,
+    key_routing,
+    permission_flow,
+    prompt_input,
+    switcher,
+)
 from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
@@ -38,6 +46,7 @@ from tui.session_controller import SessionController
 from tui.session_events import Connected, SessionEvent
 from tui.settings_store import DiffView, SettingsStore
 from tui.state import Change
+from tui.transcript_text import runs_of
 from tui.widgets import inspector
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.command_menu import CommandMenu
@@ -100,6 +109,10 @@ class DshApp(App[None]):
         Binding("ctrl+end", "transcript_end", "End", show=False, priority=True),
         Binding("f1", "help", "Keys", show=False),
         Binding("f12", "inspector", "Traffic", show=False),
+        # The conversation tools (tui/widgets/transcript_keys.py).
+        # Described on F1 with the transcript's own keys, so no description here.
+        Binding("alt+up,ctrl+up", "transcript_keys", "", show=False),
+        Binding("ctrl+f", "search", "", show=False, priority=True),
     ]
     CSS = """
     Screen { layout: vertical; }
@@ -244,6 +257,7 @@ class DshApp(App[None]):
             # Before any update of the first turn reaches the transcript: its cards look
             # their terminals up here.
             self.transcript.terminals = event.session.client.terminals
+            self.transcript.run_lookup = runs_of(event.session.client.terminals)
             self._size_terminals()
         self.post_message(messages.message_for(event))
 
@@ -411,6 +425,20 @@ class DshApp(App[None]):
     def action_transcript_end(self) -> None:
         """Ctrl+End, or End on an empty prompt: the end of the transcript, followed again."""
         self.transcript.jump_to_end()
+
+    def action_transcript_keys(self) -> None:
+        """Alt+Up: the keyboard into the transcript, on its last entry."""
+        if not self.transcript.enter_transcript():
+            self.notify("Nothing in the transcript yet.")
+
+    async def action_search(self) -> None:
+        await conversation_tools.open_search(self)
+
+    def action_search_step(self, direction: int) -> None:
+        conversation_tools.step_search(self, direction)
+
+    def action_search_close(self) -> None:
+        conversation_tools.close_search(self)
 
     def action_page_transcript(self, direction: int) -> None:
         """Page through the transcript from the prompt. Paging up past the top brings back

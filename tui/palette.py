@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 
-from tui import kept_settings
-from tui import message_actions
+from tui import conversation_tools, kept_settings, message_actions
 from tui.agent_log import client_log_path, default_log_dir
 from tui.grants import show_grants
 from tui.state import MessageEntry
@@ -121,4 +120,18 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
         "Save message to file",
         "The focused or last agent message, whole, to a new 0600 file",
         lambda: message_actions.save_message(app),
+    )
+    # The conversation tools (tui/conversation_tools.py).
+    yield SystemCommand(
+        "Export…",
+        "The conversation as Markdown and HTML, in the workspace (/export FILE names it)",
+        lambda: conversation_tools.export_conversation(app),
+    )
+    yield SystemCommand(
+        "New session",
+        "Close this session and start a fresh one (/new)",
+        lambda: app.run_worker(conversation_tools.new_session(app), group="new-session"),
+    )
+    yield SystemCommand(
+        "Search the transcript", "Ctrl+F", lambda: app.run_worker(app.action_search())
     )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import TextArea
 
+from tui import conversation_tools
 from tui.shell_command import shell_command
 from tui.widgets.command_menu import CommandMenu
 from tui.widgets.mention_menu import MentionMenu, follow_text_area
@@ -51,6 +52,10 @@ def submit(app: DshApp, prompt: PromptArea, text: str) -> None:
         if app.controller.permissions:
             # Enter is never an answer: say where the question's keys are.
             app.notify("A question is open: Tab gives it the keys (a allow, r reject).")
+        return
+    if conversation_tools.client_command(app, text):  # `/export`, `/new`: never sent
+        prompt.clear()
+        app.history.add(text)
         return
     command = shell_command(text)
     if command == "":

@@ -274,6 +274,12 @@ class TerminalManager:
         has no terminal to show."""
         return terminal_id in self._terms
 
+    def retained(self, terminal_id: str) -> tuple[str, ExitStatus | None] | None:
+        """The output still kept and the exit, also for released terminals (copy, search,
+        export); None for an id this manager never created."""
+        term = self._terms.get(terminal_id)
+        return None if term is None else (term.text(), term.exit_status)
+
     def terminal_ids(self, *, include_released: bool = False) -> list[str]:
         return [t.id for t in self._terms.values() if include_released or not t.released]
 

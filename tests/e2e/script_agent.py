@@ -39,6 +39,8 @@ method, the session id and the mcpServers it carried, so a test sees what the cl
 Script option "auth": {"methods": [raw authMethods], "accept": id} advertises those methods and
 answers session/new with auth_required until `authenticate` is called with `accept` (each call
 is logged to "sessionLog" as {"method": "authenticate", "methodId": id}).
+Script option "closeFile": path advertises sessionCapabilities.close and appends each closed
+session id to that file.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from acp.schema import (
     McpCapabilities,
     PromptCapabilities,
     SessionCapabilities,
+    SessionCloseCapabilities,
     SessionResumeCapabilities,
 )
 
@@ -140,7 +143,8 @@ class ScriptAgent:
                 ),
                 mcp_capabilities=McpCapabilities(**self.script.get("mcpCapabilities", {})),
                 session_capabilities=SessionCapabilities(
-                    resume=SessionResumeCapabilities() if self.script.get("resume") else None
+                    resume=SessionResumeCapabilities() if self.script.get("resume") else None,
+                    close=SessionCloseCapabilities() if "closeFile" in self.script else None,
                 ),
             ),
             agent_info=Implementation(
@@ -190,6 +194,12 @@ class ScriptAgent:
     async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
         self.log_session("session/resume", session_id, kwargs.get("mcp_servers"))
         return {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        """`session/close`, offered with "closeFile": writes the closed id there."""
+        with open(self.script["closeFile"], "a", encoding="utf-8") as file:
+            file.write(session_id + "\n")
+        return {}
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
         self.log_session("session/load", session_id, kwargs.get("mcp_servers"))
@@ -355,9 +365,9 @@ class ScriptAgent:
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         script = json.load(handle)
-    # session/resume is unstable in this SDK: routed only with the flag, which stays off
-    # otherwise so the other unstable methods stay unknown, as before.
-    unstable = bool(script.get("resume"))
+    # session/resume and session/close are unstable in this SDK: routed only with the flag,
+    # which stays off otherwise so the other unstable methods stay unknown, as before.
+    unstable = bool(script.get("resume")) or "closeFile" in script
     asyncio.run(run_agent(ScriptAgent(script), use_unstable_protocol=unstable))  # type: ignore[arg-type]
 
 

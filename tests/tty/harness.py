@@ -11,6 +11,7 @@ It is importable outside pytest (bench/bench_screen.py uses it); nothing here im
 
 from __future__ import annotations
 
+import base64
 import codecs
 import contextlib
 import os
@@ -59,6 +60,9 @@ KEYS: dict[str, bytes] = {
     "ctrl+q": b"\x11",
     "ctrl+k": b"\x0b",
     "ctrl+l": b"\x0c",
+    "alt+up": b"\x1b[1;3A",
+    "ctrl+up": b"\x1b[1;5A",
+    "ctrl+f": b"\x06",
 }
 
 # The sizes the issue asks for where size matters: (columns, rows).
@@ -158,6 +162,7 @@ class EscapeRecorder:
     counts: Counter[str] = field(default_factory=Counter)
     examples: dict[str, str] = field(default_factory=dict)
     pending: str = ""
+    clipboard: list[str] = field(default_factory=list)  # each OSC 52 write, whole
 
     @staticmethod
     def signature(raw: str) -> str:
@@ -188,6 +193,8 @@ class EscapeRecorder:
         name = self.signature(raw)
         self.counts[name] += 1
         self.examples.setdefault(name, repr(raw[:80]))
+        if name == "OSC 52":
+            self.clipboard.append(raw)
 
     def feed(self, text: str) -> list[str]:
         """Record the sequences in `text`; return the pieces to hand to the screen emulator
@@ -635,6 +642,16 @@ class TtyApp:
         """Every control sequence written so far, by signature, with counts."""
         with self.lock:
             return Counter(self.recorder.counts)
+
+    def clipboard(self) -> list[str]:
+        """What each clipboard write (OSC 52) carried, decoded, oldest first."""
+        with self.lock:
+            writes = list(self.recorder.clipboard)
+        decoded = []
+        for raw in writes:
+            payload = raw[2:].split(";", 2)[-1].rstrip("\x07").removesuffix("\x1b\\")
+            decoded.append(base64.b64decode(payload).decode("utf-8", "replace"))
+        return decoded
 
     def sequence_examples(self) -> dict[str, str]:
         with self.lock:

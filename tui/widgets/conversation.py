@@ -25,6 +25,7 @@ from tui.state import (
 from tui.terminals import TerminalManager
 from tui.widgets.messages import AgentMessage, Notice, ThoughtMessage, UserMessage
 from tui.widgets.tool_card import ToolCard
+from tui.widgets.transcript_keys import CURSOR_BINDINGS, CURSOR_CSS, TranscriptCursor
 
 # Live widgets kept in the transcript; once PRUNE_BATCH more have arrived, all the excess leaves.
 # A click on the banner brings earlier entries back, PRUNE_BATCH at a time.
@@ -58,7 +59,7 @@ def widget_for(
     return Notice(entry.text, entry.level)
 
 
-class ConversationView(VerticalScroll):
+class ConversationView(TranscriptCursor, VerticalScroll):
     """Follows the end until the user scrolls away, and again once the user comes back.
 
     Following is one explicit policy, decided only by what the user did: moving the view up
@@ -73,7 +74,10 @@ class ConversationView(VerticalScroll):
     user reads back.
     """
 
-    DEFAULT_CSS = """
+    BINDINGS = CURSOR_BINDINGS  # keyboard access to the entries (tui/widgets/transcript_keys.py)
+    DEFAULT_CSS = (
+        CURSOR_CSS
+        + """
     ConversationView {
         height: 1fr;
         padding: 0 1;
@@ -84,11 +88,13 @@ class ConversationView(VerticalScroll):
     ConversationView > .hidden-banner { color: $text-muted; text-style: italic; padding: 0 1; }
     ConversationView > .hidden-banner:hover { color: $text; }
     """
+    )
 
     def __init__(self, cwd: Path, **kwargs: str) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.cwd = cwd
         self._widgets: dict[int, Widget] = {}
+        self._entry_of: dict[int, Entry] = {}  # by id of the widget: what the cursor acts on
         # The client's terminals, so cards can show `terminal/create` output live.
         self.terminals: TerminalManager | None = None
         self._pending_mounts: list[Widget] = []
@@ -185,6 +191,8 @@ class ConversationView(VerticalScroll):
         self.hidden_count += len(old)
         dropped = {id(widget) for widget in old}
         self._widgets = {key: w for key, w in self._widgets.items() if id(w) not in dropped}
+        for key in dropped:
+            self._entry_of.pop(key, None)
         self.remove_children(old)
         self._show_banner()
 
@@ -203,7 +211,32 @@ class ConversationView(VerticalScroll):
     def _make_widget(self, entry: Entry) -> Widget:
         widget = widget_for(entry, self.cwd, self.terminals)
         self._widgets[id(entry)] = widget
+        self._entry_of[id(widget)] = entry
         return widget
+
+    def cursor_widgets(self) -> list[Widget]:
+        return [widget for widget in self._live if widget.parent is self]
+
+    def entry_of(self, widget: Widget) -> Entry | None:
+        return self._entry_of.get(id(widget))
+
+    def widget_of(self, entry: Entry) -> Widget | None:
+        return self._widgets.get(id(entry))
+
+    def reveal(self, entry: Entry) -> Widget | None:
+        """The entry's widget, bringing hidden entries back until it is among them (search)."""
+        while id(entry) not in self._widgets and self.hidden_count:
+            self.show_earlier()
+        return self._widgets.get(id(entry))
+
+    def show_entry(self, widget: Widget) -> None:
+        """Scroll an entry into view: its top, when it is taller than the view."""
+        if widget.parent is self:
+            # Held where the user looks: the anchor would take the view back to the end.
+            self._following = False
+            self._sync_anchor()
+            tall = widget.outer_size.height > self.size.height
+            self.scroll_to_widget(widget, animate=False, top=tall)
 
     def _show_banner(self) -> None:
         if not self.hidden_count:
@@ -284,6 +317,8 @@ class ConversationView(VerticalScroll):
         self._following = True
         self._count_new_below(0)
         self._widgets.clear()
+        self._entry_of.clear()
+        self._cursor = None
         self._entries.clear()
         self._pending_mounts.clear()
         self._live.clear()

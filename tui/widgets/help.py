@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tui.widgets.transcript_keys import CONVERSATION_KEYS
+
 # Keys the prompt and the panels handle themselves, not app bindings (README "Keys").
 OTHER_KEYS: list[tuple[str, str]] = [
     ("ctrl+p", "the command palette: the app's actions"),
@@ -81,6 +83,10 @@ def help_table(bindings: list[BindingType]) -> Table:
     table.add_row("", "")
     table.add_row(Text("Prompt and cards", style="bold underline"), "")
     for key, what in OTHER_KEYS:
+        table.add_row(key, what)
+    table.add_row("", "")
+    table.add_row(Text("Conversation tools", style="bold underline"), "")
+    for key, what in CONVERSATION_KEYS:
         table.add_row(key, what)
     return table
 

@@ -1,0 +1,103 @@
+"""The conversation tools the app's keys, palette and slash commands reach: search (Ctrl+F),
+export (`/export`) and a new session (`/new`). Kept apart from tui/app.py, which delegates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING
+
+from tui.export import export, export_paths
+from tui.transcript_text import runs_of
+from tui.widgets.prompt import PromptArea
+from tui.widgets.search_bar import SearchBar
+
+if TYPE_CHECKING:
+    from tui.app import DshApp
+
+log = logging.getLogger(__name__)
+
+
+async def open_search(app: DshApp) -> None:
+    """Open the search bar above the prompt, or put the keyboard back in it. Awaited, so the
+    keys typed right after Ctrl+F reach the bar, not the prompt."""
+    for bar in app.query(SearchBar):
+        bar.focus_query()
+        return
+    bar = SearchBar(app.transcript, lambda: app.controller.conversation.entries, id="search")
+    await app.query_one("#bottom").mount(bar, before=app.query_one(PromptArea))
+    bar.focus_query()
+
+
+def step_search(app: DshApp, direction: int) -> None:
+    for bar in app.query(SearchBar):
+        bar.move(direction)
+
+
+def close_search(app: DshApp) -> None:
+    for bar in app.query(SearchBar):
+        bar.close()
+    app.screen.set_focus(app.query_one(PromptArea))
+
+
+# The client's own slash commands. They are handled here and never sent, whatever the agent
+# offers: an agent command of the same name is shadowed (README "Keys").
+CLIENT_COMMANDS = {
+    "export": "write the conversation as FILE.md and FILE.html (in the workspace by default)",
+    "new": "a new session: the old one closed, the transcript cleared",
+}
+_COMMAND = re.compile(r"/(export|new)(?:[ \t]+(.*))?", re.DOTALL)
+
+
+def client_command(app: DshApp, text: str) -> bool:
+    """Run `/export [FILE]` or `/new` when `text` is one; False for anything else."""
+    match = _COMMAND.fullmatch(text.strip())
+    if match is None:
+        return False
+    name, argument = match.group(1), (match.group(2) or "").strip()
+    if name == "new":
+        if argument:
+            return False  # not this command: `/new` takes nothing
+        app.run_worker(new_session(app), group="new-session", exclusive=True)
+    else:
+        export_conversation(app, argument)
+    return True
+
+
+def export_conversation(app: DshApp, argument: str = "") -> None:
+    """Write the transcript's state (nothing else) as Markdown and HTML, both 0600."""
+    entries = app.controller.conversation.entries
+    if not entries:
+        app.notify("Nothing to export yet.")
+        return
+    paths = export_paths(argument, app.config.cwd)
+    title = app.controller.conversation.title or ""
+    try:
+        md_path, html_path = export(entries, paths, runs_of(app.transcript.terminals), title)
+    except OSError as error:
+        app.notify(f"Could not export: {error.strerror or error}", severity="error")
+        return
+    app.notify(f"Exported to {md_path} and {html_path.name}")
+
+
+def offers_close(init: object) -> bool:
+    """Whether the agent's initialize answer offers `session/close`."""
+    capabilities = getattr(init, "agent_capabilities", None)
+    session = getattr(capabilities, "session_capabilities", None)
+    return getattr(session, "close", None) is not None
+
+
+async def new_session(app: DshApp) -> None:
+    """Close the session (when the agent offers session/close), then start a fresh one."""
+    session = app.controller.session
+    if session is not None and offers_close(session.init):
+        try:
+            await asyncio.wait_for(session.conn.close_session(session_id=session.session_id), 10)
+        except Exception as error:  # the agent's trouble: a new session still starts
+            log.warning("session/close failed: %r", error)
+    await app.stop_agent()
+    app.reset_conversation()
+    app.start_agent(None)
+    app.notify("New session.")
