@@ -2,6 +2,7 @@
 
     python mcp_probe_server.py MARKS_DIR                 # on stdio
     python mcp_probe_server.py MARKS_DIR --http PORT     # streamable HTTP on 127.0.0.1:PORT
+    python mcp_probe_server.py MARKS_DIR --sse PORT      # SSE on 127.0.0.1:PORT/sse
 
 MARKS_DIR receives files that say what happened inside the server (its pid, a call that
 started, a call that was cancelled), so tests can wait for state instead of sleeping.
@@ -103,5 +104,7 @@ if __name__ == "__main__":
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         server.run("streamable-http", host="127.0.0.1", port=port)
+    elif "--sse" in sys.argv:
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[sys.argv.index("--sse") + 1]))
     else:
         server.run()

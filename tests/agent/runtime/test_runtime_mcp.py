@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
+from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
 from runtime_support import Connect, Harness, select
 from test_runtime_procs import processes, until
 from wire_support import agent, prompt
@@ -258,13 +258,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(params=["http", "sse"])
+def http_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+    """A probe server on a free loopback port: (transport, url)."""
+    transport: str = request.param
     marks = tmp_path / "http-marks"
     marks.mkdir()
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, str(PROBE), str(marks), "--http", str(port)],
+        [sys.executable, str(PROBE), str(marks), f"--{transport}", str(port)],
         stderr=(tmp_path / "http-server.log").open("wb"),
     )
     try:
@@ -275,15 +277,24 @@ def http_server(tmp_path: Path) -> Iterator[str]:
             if process.poll() is not None:
                 raise AssertionError((tmp_path / "http-server.log").read_text())
             subprocess.run(["sleep", "0.05"], check=True)
-        yield f"http://127.0.0.1:{port}/mcp"
+        path = "/mcp" if transport == "http" else "/sse"
+        yield transport, f"http://127.0.0.1:{port}{path}"
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(10)
 
 
-async def test_a_streamable_http_server_lists_and_calls(connect: Connect, http_server: str) -> None:
+async def test_streamable_http_and_sse_servers_list_and_call(
+    connect: Connect, http_server: tuple[str, str]
+) -> None:
+    transport, url = http_server
     async with connect() as harness:
-        server = HttpMcpServer(type="http", name="web docs", url=http_server, headers=[])
+        header = [HttpHeader(name="X-Probe", value="1")]
+        server: HttpMcpServer | SseMcpServer = (
+            HttpMcpServer(type="http", name="web docs", url=url, headers=header)
+            if transport == "http"
+            else SseMcpServer(type="sse", name="web docs", url=url, headers=header)
+        )
         sid = await open_session(harness, server)
         await harness.prompt(sid, "mcp")
         assert "- `web_docs`: `echo`" in harness.client.text(sid)
