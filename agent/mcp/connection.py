@@ -94,10 +94,6 @@ class McpConnection:
             self._stderr.close()
             self._stderr = None
 
-    @property
-    def alive(self) -> bool:
-        return self._session is not None
-
     async def _run(self, ready: asyncio.Future[None]) -> None:
         try:
             async with AsyncExitStack() as stack:

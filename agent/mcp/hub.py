@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mcp import types
@@ -88,10 +88,6 @@ class McpHub:
             }
             for tool in self.tools.values()
         ]
-
-    @property
-    def by_name(self) -> Mapping[str, McpTool]:
-        return self.tools
 
     async def close(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections), return_exceptions=True)

@@ -242,7 +242,9 @@ async def test_load_replays_mcp_cards_equal_to_live(connect: Connect, tmp_path: 
             if u["sessionUpdate"] in ("tool_call", "tool_call_update")
         ]
         harness.client.clear()
-        await harness.conn.load_session(cwd=str(harness.workspace), session_id=sid, mcp_servers=[])
+        await harness.conn.load_session(
+            cwd=str(harness.workspace), session_id=sid, mcp_servers=[stdio_server(marks)]
+        )
         replayed = [
             u
             for u in harness.client.updates(sid)
@@ -250,6 +252,10 @@ async def test_load_replays_mcp_cards_equal_to_live(connect: Connect, tmp_path: 
         ]
         assert len(live) == 6
         assert replayed == live
+        # The loaded session has its servers again (a new process), and goes on.
+        assert len(list(marks.glob("pid-*"))) == 2
+        await harness.prompt(sid, 'mcp probe echo {"text": "after load"}')
+        assert last_result(harness, sid)["content"][0]["content"]["text"] == "after load"
 
 
 def free_port() -> int:
