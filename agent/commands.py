@@ -10,20 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
-from mcp.types import TextContent
 
 from agent.attachments import Attachment
 from agent.events import Notice, TextChunk, TurnEnd
 from agent.loop import run_model_turn, start_turn, title_for
-from agent.mcp.connection import McpError
-from agent.mcp.hub import McpHub, McpPrompt
 from agent.models.config import ConfigError, choice_id, model_choices
 from agent.models.scripted import Scenario, ScriptedModel, bundled_scenario
 from agent.permissions import MODES, mode_info, parse_mode
 from agent.session import AgentSession, StopReason
 from dsh_common.attachments import shown_prompt
+
+if TYPE_CHECKING:  # the SDK is imported only by sessions that have MCP servers
+    from agent.mcp.hub import McpHub, McpPrompt
 
 DEMO_TITLE = "dsh-agent demo"
 
@@ -206,6 +207,10 @@ async def run_mcp_prompt(
 ) -> StopReason:
     """`/SERVER:PROMPT ARGS`: the server's prompt, fetched now, goes to the model as the
     prompt text (the text typed is what the transcript keeps)."""
+    from mcp.types import TextContent
+
+    from agent.mcp.connection import McpError
+
     try:
         result = await entry.connection.get_prompt(
             entry.prompt.name, prompt_arguments(entry, argument)

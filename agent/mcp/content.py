@@ -10,11 +10,13 @@ import base64
 import binascii
 import json
 from collections.abc import Sequence
-
-from mcp import types
+from typing import TYPE_CHECKING
 
 from agent.jsonvalue import JsonObject, JsonValue, as_json
 from agent.views import ContentBlock, ImageBlock, ResourceBlock, TextBlock
+
+if TYPE_CHECKING:  # the SDK is imported only by sessions that have MCP servers
+    from mcp import types
 
 
 def _size(data: str) -> int:
@@ -46,6 +48,8 @@ def _says_the_same(texts: Sequence[str], structured: object) -> bool:
 
 def result_parts(result: types.CallToolResult) -> tuple[str, JsonObject]:
     """(the model's text, the card's meta) of one result."""
+    from mcp import types
+
     blocks: list[JsonValue] = []
     model: list[str] = []
     texts: list[str] = []

@@ -11,13 +11,16 @@ import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from mcp import types
+from typing import TYPE_CHECKING
 
 from agent.jsonvalue import JsonObject
-from agent.mcp.connection import McpConnection, McpError
 from agent.mcp.spec import ServerSpec, Unsupported
-from agent.mcp.tool import McpTool
+
+if TYPE_CHECKING:  # the SDK is imported only by sessions that have MCP servers
+    from mcp import types
+
+    from agent.mcp.connection import McpConnection
+    from agent.mcp.tool import McpTool
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +50,21 @@ class McpHub:
     """Every MCP server of one session and the tools they offer."""
 
     def __init__(self, specs: Sequence[ServerSpec] = (), cwd: str = "/", timeout: float = 0):
-        self.connections = [McpConnection(s, cwd, timeout or connect_timeout()) for s in specs]
+        self.connections: list[McpConnection] = []
+        if specs:
+            from agent.mcp.connection import McpConnection
+
+            wait = timeout or connect_timeout()
+            self.connections = [McpConnection(spec, cwd, wait) for spec in specs]
         self.tools: dict[str, McpTool] = {}
         self.prompts: dict[str, McpPrompt] = {}
         self.failed: dict[str, str] = {}
 
     async def start(self, unsupported: Sequence[Unsupported] = ()) -> list[str]:
         """Connect every server at once; one message per server that could not be used."""
+        from agent.mcp.connection import McpError
+        from agent.mcp.tool import McpTool
+
         results = await asyncio.gather(
             *(connection.start() for connection in self.connections), return_exceptions=True
         )

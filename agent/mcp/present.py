@@ -8,14 +8,16 @@ the result (`ToolFinished.meta`), so the presenter never asks a server.
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-from mcp import types
+from typing import TYPE_CHECKING
 
 from agent.jsonvalue import JsonObject, JsonValue, as_object
 from agent.mcp.content import card_blocks
 from agent.mcp.names import split_name
 from agent.tools.base import ToolResult, error_text
 from agent.views import GenericCallView, GenericResultView, TextBlock, ToolCallKind
+
+if TYPE_CHECKING:  # the SDK is imported only by sessions that have MCP servers
+    from mcp import types
 
 META_KEY = "mcp"
 
