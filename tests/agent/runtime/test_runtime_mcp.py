@@ -333,3 +333,26 @@ async def test_no_server_process_outlives_the_agent(tmp_path: Path) -> None:
         assert reply["result"]["stopReason"] == "end_turn"
         assert any("probe · echo" in json.dumps(m, ensure_ascii=False) for m in seen)
     await until(lambda: processes(str(marks)) == {})
+
+
+async def test_a_failed_server_s_notice_follows_the_session_new_answer(tmp_path: Path) -> None:
+    """A client drops updates for a session it does not know yet: the notice comes after the
+    answer that names the session, over the agent's real pipes."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    missing = {"name": "gone", "command": str(tmp_path / "no-such-server"), "args": [], "env": []}
+    async with agent(tmp_path) as dsh:
+        await dsh.initialize()
+        await dsh.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "session/new",
+                "params": {"cwd": str(workspace), "mcpServers": [missing]},
+            }
+        )
+        first = await dsh.read()
+        assert first.get("id") == 2 and "sessionId" in first["result"]
+        notice = await dsh.read()
+        text = notice["params"]["update"]["content"]["text"]
+        assert "MCP server gone failed to start" in text and "no-such-server" in text
