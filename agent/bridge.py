@@ -16,10 +16,14 @@ from typing import Any, Literal, TypeAlias, assert_never
 from acp.schema import (
     AgentPlanUpdate,
     ContentToolCallContent,
+    EmbeddedResourceContentBlock,
     FileEditToolCallContent,
+    ImageContentBlock,
     PlanEntry,
+    ResourceContentBlock,
     TerminalToolCallContent,
     TextContentBlock,
+    TextResourceContents,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
@@ -27,13 +31,16 @@ from acp.schema import (
 
 from agent.jsonvalue import JsonObject
 from agent.views import (
+    ContentBlock,
     DiffCallView,
     DiffResultView,
     FileDiff,
     FileLocation,
     GenericCallView,
     GenericResultView,
+    ImageBlock,
     PlanItem,
+    ResourceBlock,
     TerminalCallView,
     TerminalResultView,
     TextBlock,
@@ -129,6 +136,31 @@ def _text(block: TextBlock) -> ContentToolCallContent:
     return ContentToolCallContent(
         type="content", content=TextContentBlock(type="text", text=block.text)
     )
+
+
+def _content(block: ContentBlock) -> ContentToolCallContent:
+    """One result content block as its ACP block: text, image, or a resource (embedded text,
+    else a link). One arm per kind: a new kind is a type error here until it is mapped."""
+    match block:
+        case TextBlock():
+            return _text(block)
+        case ImageBlock():
+            inner: Any = ImageContentBlock(type="image", data=block.data, mime_type=block.mime_type)
+        case ResourceBlock(text=str(text)):
+            inner = EmbeddedResourceContentBlock(
+                type="resource",
+                resource=TextResourceContents(uri=block.uri, text=text, mime_type=block.mime_type),
+            )
+        case ResourceBlock():
+            inner = ResourceContentBlock(
+                type="resource_link",
+                uri=block.uri,
+                name=block.uri.rsplit("/", 1)[-1] or block.uri,
+                mime_type=block.mime_type,
+            )
+        case _:
+            assert_never(block)
+    return ContentToolCallContent(type="content", content=inner)
 
 
 DURATION_META_KEY = "dsh.duration_ms"
@@ -265,7 +297,7 @@ def result_update(
                 tool_call_id=tool_call_id,
                 status=status,
                 title=view.title,  # result titles are not relativized
-                content=None if view.content is None else [_text(b) for b in view.content],
+                content=None if view.content is None else [_content(b) for b in view.content],
                 # Only a terminal card has a pane to say it; the fallback card is text only.
                 field_meta={NOT_RUN_META_KEY: True} if view.not_run and terminal_cards else None,
             )

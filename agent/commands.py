@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from agent.attachments import Attachment
-from agent.events import TextChunk, TurnEnd
+from agent.events import Notice, TextChunk, TurnEnd
 from agent.grant_commands import permissions_command
 from agent.loop import run_model_turn, start_turn, title_for
 from agent.models.config import ConfigError, choice_id, model_choices
@@ -22,6 +23,9 @@ from agent.models.scripted import Scenario, ScriptedModel, bundled_scenario
 from agent.permissions import MODES, mode_info, parse_mode
 from agent.session import AgentSession, StopReason
 from dsh_common.attachments import shown_prompt
+
+if TYPE_CHECKING:  # the SDK is imported only by sessions that have MCP servers
+    from agent.mcp.hub import McpHub, McpPrompt
 
 DEMO_TITLE = "dsh-agent demo"
 
@@ -45,8 +49,26 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 
 
-def available_commands() -> list[AvailableCommand]:
-    """The `available_commands_update` payload."""
+def available_commands(mcp: McpHub | None = None) -> list[AvailableCommand]:
+    """The `available_commands_update` payload: the agent's commands, then one
+    `/SERVER:PROMPT` per prompt of the session's MCP servers."""
+    return [*_own_commands(), *(_prompt_command(p) for p in (mcp.prompts.values() if mcp else ()))]
+
+
+def _prompt_command(entry: McpPrompt) -> AvailableCommand:
+    prompt = entry.prompt
+    names = [argument.name for argument in prompt.arguments or ()]
+    description = prompt.description or prompt.title or f"MCP prompt {prompt.name}"
+    return AvailableCommand(
+        name=entry.command,
+        description=f"{description} (MCP server {entry.connection.spec.name})",
+        input=AvailableCommandInput(UnstructuredCommandInput(hint=" ".join(names)))
+        if names
+        else None,
+    )
+
+
+def _own_commands() -> list[AvailableCommand]:
     return [
         AvailableCommand(
             name=spec.name,
@@ -157,12 +179,67 @@ async def run_command_turn(
     return "end_turn"
 
 
+def _mcp_prompt(session: AgentSession, text: str) -> tuple[McpPrompt, str] | None:
+    """(the prompt, its argument text) when `text` starts with `/SERVER:PROMPT`."""
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return None
+    name, _, argument = stripped[1:].partition(" ")
+    entry = session.mcp.prompts.get(name.split("\n", 1)[0])
+    return None if entry is None else (entry, argument.strip())
+
+
+def prompt_arguments(entry: McpPrompt, argument: str) -> dict[str, str]:
+    """`key=value` words fill the arguments they name; otherwise the whole text fills the
+    first argument."""
+    names = [a.name for a in entry.prompt.arguments or ()]
+    if not names or not argument:
+        return {}
+    words = argument.split()
+    if all("=" in word and word.split("=", 1)[0] in names for word in words):
+        return {key: value for key, _, value in (word.partition("=") for word in words)}
+    return {names[0]: argument}
+
+
+async def run_mcp_prompt(
+    session: AgentSession,
+    text: str,
+    entry: McpPrompt,
+    argument: str,
+    attachments: Sequence[Attachment] = (),
+) -> StopReason:
+    """`/SERVER:PROMPT ARGS`: the server's prompt, fetched now, goes to the model as the
+    prompt text (the text typed is what the transcript keeps)."""
+    from mcp.types import TextContent
+
+    from agent.mcp.connection import McpError
+
+    try:
+        result = await entry.connection.get_prompt(
+            entry.prompt.name, prompt_arguments(entry, argument)
+        )
+    except McpError as error:
+        start_turn(session, text, command=True, title=None)
+        session.emit(Notice(f"MCP prompt /{entry.command} failed: {error}", "error"))
+        session.emit(TurnEnd("end_turn"))
+        return "end_turn"
+    parts = [m.content.text for m in result.messages if isinstance(m.content, TextContent)]
+    expanded = "\n\n".join(parts)
+    title = None if session.titled else title_for(text)
+    return await run_model_turn(
+        session, expanded or text, session.model, title=title, attachments=attachments
+    )
+
+
 def run_prompt(
     session: AgentSession, text: str, attachments: Sequence[Attachment] = ()
 ) -> Callable[[], Awaitable[StopReason]]:
     """The turn for one prompt: a slash command, the demo, or the session's model (which
     also gets the prompt's attached files; a command ignores them)."""
     command = parse_slash(text)
+    prompt = _mcp_prompt(session, text)
+    if prompt is not None:
+        return lambda: run_mcp_prompt(session, text, *prompt, attachments)
     if command is not None and command[0] != "demo":
         name, argument = command
         return lambda: run_command_turn(session, text, name, argument)

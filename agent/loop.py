@@ -214,7 +214,8 @@ async def _next(
 
 
 async def _model_step(session: AgentSession, model: Model, cancel: asyncio.Event) -> _StepResult:
-    stream = model.stream(_messages(session), TOOL_SPECS, cwd=session.cwd)
+    specs = [*TOOL_SPECS, *session.mcp.specs()]
+    stream = model.stream(_messages(session), specs, cwd=session.cwd)
     waiter: asyncio.Future[Any] = asyncio.ensure_future(cancel.wait())
     calls: list[ToolCall] = []
     finish: Finish | None = None
@@ -243,7 +244,7 @@ async def _model_step(session: AgentSession, model: Model, cancel: asyncio.Event
                             cleaned_id,
                             name,
                         )
-                    meta = call_meta(name, delta.arguments, session.cwd)
+                    meta = call_meta(name, delta.arguments, session.cwd, _tools(session))
                     call_id = _unique_id(session, cleaned_id)
                     call = ToolCall(call_id, name, delta.arguments, meta)
                     session.emit(call)
@@ -290,10 +291,17 @@ class _Planned:
     resolved: str | None = None  # its one resolution: what the policy judges, the tool opens
 
 
-def _plan(call: ToolCall, cwd: str) -> _Planned:
-    tool = ALL_TOOLS.get(call.name)
+def _tools(session: AgentSession) -> Mapping[str, Tool]:
+    """The agent's own tools and the session's MCP tools, by name."""
+    if not session.mcp.tools:
+        return ALL_TOOLS
+    return {**ALL_TOOLS, **session.mcp.tools}
+
+
+def _plan(call: ToolCall, cwd: str, tools: Mapping[str, Tool] = ALL_TOOLS) -> _Planned:
+    tool = tools.get(call.name)
     if tool is None:
-        known = ", ".join(ALL_TOOLS)
+        known = ", ".join(tools)
         return _Planned(call, None, None, f"unknown tool {call.name!r} (the tools are {known})")
     args = parse_arguments(call.arguments)
     if not isinstance(args, Mapping):
@@ -325,7 +333,8 @@ def _decide(session: AgentSession, planned: _Planned) -> Decision:
 
 async def _run_calls(session: AgentSession, calls: list[ToolCall], cancel: asyncio.Event) -> bool:
     """Run one step's calls in order; True when the turn was cancelled meanwhile."""
-    plans = [_plan(call, session.cwd) for call in calls]
+    tools = _tools(session)
+    plans = [_plan(call, session.cwd, tools) for call in calls]
     index = 0
     while index < len(plans):
         if cancel.is_set():

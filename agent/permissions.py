@@ -8,6 +8,10 @@ grants the user gave with "allow always", so it is tested as a table. Modes:
 - `full-access`: nothing inside the workspace asks.
 - `read-only`: write, edit and bash are refused with a clear message.
 
+An MCP tool counts as read-only only when its server marks it `readOnlyHint`; every other
+MCP call asks unless the mode is `full-access` or the user allowed that tool always, and is
+refused in `read-only`.
+
 A path outside the session cwd (a read, write or edit target, or bash's `workdir`) always
 asks, in every mode, or is refused in `read-only`. A path is resolved once, by
 `resolve_path` (symlinks and `..` resolved the way the kernel does, on the real directories),
@@ -195,6 +199,8 @@ def decide(
         return Decision("allow")
     if tool_name in EDIT_TOOLS:
         return Decision("ask", f"{tool_name} changes a file")
+    if tool_name.startswith("mcp__"):
+        return Decision("ask", f"{tool_name} calls a tool of an MCP server")
     return Decision("ask", f"{tool_name} runs a command" if tool_name == "bash" else tool_name)
 
 

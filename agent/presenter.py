@@ -17,6 +17,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from agent.bridge import ToolUpdate, call_update, output_update, plan_update, result_update
 from agent.jsonvalue import JsonObject, JsonValue, as_json, as_object
+from agent.mcp.present import McpPresenter, mcp_presenter
 from agent.tools import ALL_TOOLS
 from agent.tools.base import PlanTool, Tool, ToolContext, ToolResult, error_text
 from agent.views import (
@@ -146,7 +147,7 @@ class SessionPresenter:
         if isinstance(args, str):
             args = parse_arguments(args)
         view: ToolCallView | None = None
-        tool = self._tools.get(tool_name)
+        tool = self._tool(tool_name)
         if tool is not None and isinstance(args, Mapping):
             try:
                 if meta is not None and isinstance(tool, CallInspector):
@@ -205,7 +206,7 @@ class SessionPresenter:
 
     def _result_view(self, call: _Call, result: ToolResult) -> ToolResultView:
         view: ToolResultView | None = None
-        tool = self._tools.get(call.name)
+        tool = self._tool(call.name)
         if tool is not None and isinstance(call.args, Mapping):
             try:
                 view = tool.present_result(call.args, result)
@@ -220,6 +221,11 @@ class SessionPresenter:
             raw = raw_result_view(result).content
             return GenericResultView(card="generic", title=view.title, content=raw)
         return view
+
+    def _tool(self, name: str) -> Tool | McpPresenter | None:
+        """The tool that draws `name`'s card: the agent's own, or any MCP tool's (whose
+        cards need only the log, so a replay draws them with no server connected)."""
+        return self._tools.get(name) or mcp_presenter(name)
 
     def _plan(self, tool_name: str, args: object, result: ToolResult) -> list[PlanItem] | None:
         tool = self._tools.get(tool_name)

@@ -47,6 +47,7 @@ from acp.schema import (
     ListSessionsResponse,
     LoadSessionRequest,
     LoadSessionResponse,
+    McpCapabilities,
     McpServerStdio,
     NewSessionRequest,
     PermissionOption,
@@ -74,7 +75,7 @@ from agent import __version__
 from agent.attachments import UnsupportedContent, prompt_parts
 from agent.bridge import with_explicit_nulls
 from agent.commands import available_commands, run_prompt
-from agent.events import Title
+from agent.events import Notice, Title
 from agent.log import (
     CwdMismatch,
     LogError,
@@ -85,6 +86,8 @@ from agent.log import (
     default_session_dir,
 )
 from agent.loop import DEFAULT_MAX_STEPS
+from agent.mcp.hub import McpHub
+from agent.mcp.spec import read_specs
 from agent.models.config import ConfigError, ModelSettings
 from agent.permissions import DEFAULT_MODE, parse_mode
 from agent.session import (
@@ -176,6 +179,7 @@ class DshAgent(Agent):
                     image=False, audio=False, embedded_context=True
                 ),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
             agent_info=Implementation(name="dsh-agent", title="dsh-agent", version=__version__),
             auth_methods=[],
@@ -207,10 +211,21 @@ class DshAgent(Agent):
             ask=ask,
         )
 
-    def _commands_update(self) -> AvailableCommandsUpdate:
+    def _commands_update(self, session: AgentSession) -> AvailableCommandsUpdate:
         return AvailableCommandsUpdate(
-            session_update="available_commands_update", available_commands=available_commands()
+            session_update="available_commands_update",
+            available_commands=available_commands(session.mcp),
         )
+
+    async def _connect_mcp(self, session: AgentSession, servers: list[McpServer] | None) -> None:
+        """Connect the client's MCP servers (in parallel, each within its timeout); a server
+        that fails gets one notice in the session, which goes on without it."""
+        if not servers:
+            return
+        specs, unsupported = read_specs(servers)
+        session.mcp = McpHub(specs, session.cwd)
+        for problem in await session.mcp.start(unsupported):
+            session.emit(Notice(problem, "warning"))
 
     async def new_session(
         self,
@@ -222,15 +237,19 @@ class DshAgent(Agent):
         cwd = _absolute_cwd(cwd, "session/new")
         if not os.path.isdir(cwd):
             raise invalid_params(f"cwd {cwd} is not a directory", cwd=cwd)
-        if mcp_servers:
-            log.info("ignoring %d MCP server(s): dsh-agent has no MCP support", len(mcp_servers))
         session_id = uuid.uuid4().hex
         session = self._make_session(session_id, cwd, self.store.create(session_id, cwd))
         self._sessions[session_id] = session
         log.info("new session %s in %s", session_id, cwd)
+        try:
+            await self._connect_mcp(session, mcp_servers)
+        except BaseException:
+            await session.close()
+            del self._sessions[session_id]
+            raise
         # Queued now, written by the session's sender task, which first runs after this
         # handler has returned and the response is queued: the client knows the id by then.
-        session.notify(self._commands_update())
+        session.notify(self._commands_update(session))
         return NewSessionWithModels(
             session_id=session_id,
             modes=session.mode_state(),
@@ -270,7 +289,8 @@ class DshAgent(Agent):
             session.titled = session.titled or isinstance(event, Title)
         for update in replay(loaded.events, cwd, session.terminal_cards):
             session.notify(update)
-        session.notify(self._commands_update())
+        await self._connect_mcp(session, mcp_servers)
+        session.notify(self._commands_update(session))
         await session.flush()
         log.info("loaded session %s (%d events)", session_id, len(loaded.events))
         return LoadSessionWithModels(

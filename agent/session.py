@@ -37,6 +37,7 @@ from pydantic import Field
 from agent.events import Event, ToolFinished
 from agent.history import History
 from agent.log import LogError, SessionLog
+from agent.mcp.hub import McpHub
 from agent.models.base import Model
 from agent.models.config import (
     UNAVAILABLE_META_KEY,
@@ -177,6 +178,7 @@ class AgentSession:
         self.read_stamps: dict[str, str] = {}
         self.jobs = JobRegistry()  # bash jobs still running: killed when the session ends
         self.cards: dict[str, ToolCallStart] = {}  # call id -> its tool_call, for permission
+        self.mcp = McpHub()  # the client's MCP servers (server.py connects them)
         self.updates = UpdateQueue(send, self._client_gone)
         self.ask = ask
         self.turn: asyncio.Task[StopReason] | None = None
@@ -261,13 +263,14 @@ class AgentSession:
 
     async def close(self) -> None:
         """Stop the turn (if any), kill the session's bash jobs (background ones included,
-        whose log files go too) and release the log."""
+        whose log files go too), stop its MCP servers and release the log."""
         if self.turn is not None and not self.turn.done():
             self.cancel_event.set()
             self.turn.cancel()
             with contextlib.suppress(BaseException):
                 await self.turn
         await self.jobs.close()
+        await self.mcp.close()
         self.updates.close()
         self.log.close()
 

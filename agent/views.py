@@ -26,9 +26,34 @@ def _check_card(view: object, expected: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class TextBlock:
-    """A text content block; the only content kind the bridge maps (images are not offered)."""
+    """A text content block."""
 
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImageBlock:
+    """An image a tool returned (an MCP server's), base64 `data` with its MIME type."""
+
+    data: str
+    mime_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceBlock:
+    """A resource a tool returned: embedded text (`text` set), or a link to it (`text` None).
+
+    A binary embedded resource travels as a link with its MIME type: the client shows the
+    link, and the model was told its size."""
+
+    uri: str
+    text: str | None = None
+    mime_type: str | None = None
+
+
+ContentBlock: TypeAlias = TextBlock | ImageBlock | ResourceBlock
+"""What a result card may show besides diffs and terminals; the bridge maps each kind to
+the matching ACP content block."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +149,7 @@ class GenericResultView:
 
     card: Literal["generic"]
     title: str | None = None
-    content: tuple[TextBlock, ...] | None = None
+    content: tuple[ContentBlock, ...] | None = None
     not_run: bool = False  # a command that never started (rejected, refused, cancelled first)
 
     def __post_init__(self) -> None:

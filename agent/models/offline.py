@@ -14,6 +14,8 @@ last user message is read as a tiny command language:
 - `todo a; b; c` (or one item per following line) writes a plan. `[x] ` marks an item
   completed, `[>] ` in progress, `[ ] ` pending; when no item is in progress, the first
   unmarked one is, and the rest are pending.
+- `mcp` lists the session's MCP servers and their tools; `mcp SERVER TOOL {JSON}` calls
+  one with those arguments (`{}` when left out).
 - `help` lists this; `demo` plays the bundled demo scenario.
 
 Files attached to the prompt (`@` mentions) are acknowledged first, by name and size
@@ -28,6 +30,7 @@ conversation, so live runs and replays agree.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -36,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from agent.attachments import split_context
+from agent.mcp.names import safe_part, safe_server, split_name, tool_name
 from agent.models.base import (
     ChatMessage,
     Finish,
@@ -67,6 +71,7 @@ HELP = """\
 - `edit --all PATH ...` replaces every occurrence (replace_all).
 - `todo a; b; c` writes a plan: the first item is in progress, the rest pending. \
 Mark items `[x]` done or `[>]` in progress.
+- `mcp` lists the MCP servers and their tools; `mcp SERVER TOOL {JSON}` calls one.
 - `demo` plays a scripted tour of every card kind.
 - `help` shows this list.
 
@@ -254,8 +259,48 @@ def _parse_todo(rest: str, body: list[str]) -> Command:
     return ToolCalls((("todo_write", {"todos": todos}),))
 
 
-def parse_command(prompt: str, cwd: str) -> Command:
-    """Read one prompt as an offline command; pure, so each command is testable alone."""
+def _mcp_listing(tools: Sequence[ToolSpec]) -> Reply:
+    servers: dict[str, list[tuple[str, str]]] = {}
+    for spec in tools:
+        function = spec.get("function") or {}
+        split = split_name(str(function.get("name", "")))
+        if split is not None:
+            servers.setdefault(split[0], []).append(
+                (split[1], str(function.get("description", "")))
+            )
+    if not servers:
+        return Reply(
+            "No MCP server is connected in this session: the client passes them in "
+            "`session/new` (`mcpServers`).\n"
+        )
+    lines = ["**MCP servers**", ""]
+    for server, entries in servers.items():
+        lines.append(f"- `{server}`: " + ", ".join(f"`{name}`" for name, _ in entries))
+    lines += ["", "Call one with `mcp SERVER TOOL {JSON}`.", ""]
+    return Reply("\n".join(lines))
+
+
+def _parse_mcp(rest: str, body: list[str], tools: Sequence[ToolSpec]) -> Command:
+    usage = "`mcp` to list, `mcp SERVER TOOL {JSON}` to call"
+    words = rest.split(None, 2)
+    if not words:
+        return _mcp_listing(tools)
+    if len(words) < 2:
+        return _usage("`mcp` needs a server and a tool.", usage)
+    raw = "\n".join([words[2] if len(words) > 2 else "", *body]).strip() or "{}"
+    try:
+        arguments = json.loads(raw)
+    except ValueError as error:
+        return _usage(f"The arguments are not JSON: {error}.", usage)
+    if not isinstance(arguments, dict):
+        return _usage("The arguments must be a JSON object.", usage)
+    return ToolCalls(((tool_name(safe_server(words[0]), safe_part(words[1])), arguments),))
+
+
+def parse_command(prompt: str, cwd: str, tools: Sequence[ToolSpec] = ()) -> Command:
+    """Read one prompt as an offline command; pure, so each command is testable alone.
+
+    `tools` are the specs the model is offered (the `mcp` command lists and calls those)."""
     lines = prompt.replace("\r\n", "\n").strip("\n").split("\n")
     first, body = lines[0].strip(), lines[1:]
     if first.startswith("$") and (len(first) == 1 or first[1].isspace()):
@@ -275,6 +320,8 @@ def parse_command(prompt: str, cwd: str) -> Command:
         return _parse_edit(rest, body, cwd)
     if word == "todo":
         return _parse_todo(rest, body)
+    if word == "mcp":
+        return _parse_mcp(rest, body, tools)
     return Reply(f"You said:\n\n{quote(prompt.strip())}\n\n{OFFLINE_EXPLANATION}")
 
 
@@ -370,7 +417,7 @@ class OfflineModel:
         index = last_user_index(messages)
         content = message_text(messages[index]) if index >= 0 else ""
         prompt, attached = split_context(content)
-        command = parse_command(prompt, cwd)
+        command = parse_command(prompt, cwd, tools)
         if isinstance(command, Demo):
             if self._demo is None:
                 self._demo = bundled_scenario("demo")

@@ -29,7 +29,9 @@ from agent.views import (
     FileLocation,
     GenericCallView,
     GenericResultView,
+    ImageBlock,
     PlanItem,
+    ResourceBlock,
     TerminalCallView,
     TerminalResultView,
     TextBlock,
@@ -60,6 +62,16 @@ diffs = st.lists(
     max_size=3,
 ).map(tuple)
 blocks = st.lists(st.builds(TextBlock, texts), max_size=3).map(tuple)
+mimes = st.sampled_from(["image/png", "text/plain", "application/json"])
+# A result may also show what an MCP server returned: images and resources, embedded or linked.
+result_blocks = st.lists(
+    st.one_of(
+        st.builds(TextBlock, texts),
+        st.builds(ImageBlock, texts, mimes),
+        st.builds(ResourceBlock, texts, st.one_of(st.none(), texts), st.one_of(st.none(), mimes)),
+    ),
+    max_size=3,
+).map(tuple)
 
 call_views: st.SearchStrategy[ToolCallView] = st.one_of(
     st.builds(
@@ -85,7 +97,7 @@ result_views: st.SearchStrategy[ToolResultView] = st.one_of(
         GenericResultView,
         card=st.just("generic"),
         title=st.one_of(st.none(), texts),
-        content=st.one_of(st.none(), blocks),
+        content=st.one_of(st.none(), result_blocks),
     ),
     st.builds(
         TerminalResultView,

@@ -34,6 +34,7 @@ from agent.events import (
     UserMessage,
 )
 from agent.log import SessionStore
+from agent.mcp.present import call_record
 from agent.models.config import ModelSettings
 from agent.session import AgentSession, AnyUpdate, SessionSettings
 from agent.translate import replay
@@ -93,8 +94,31 @@ tool_args = st.one_of(
     ),
     st.tuples(st.just("bash"), bash_args),
     st.tuples(st.just("todo_write"), todo_args),
+    st.tuples(st.sampled_from(["mcp__probe__echo", "mcp__a-b__c__d"]), json_values),
     st.tuples(st.sampled_from(["nope", "read"]), json_values),
 )
+# What an MCP call logs: the card's record with the call, the result's blocks with the result.
+mcp_call_meta = st.one_of(
+    json_values,
+    st.builds(
+        call_record,
+        texts,
+        texts,
+        st.sampled_from(["read", "edit", "delete", "other"]),
+    ),
+)
+mcp_block = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": texts}),
+    st.fixed_dictionaries(
+        {"type": st.just("image"), "data": texts, "mimeType": st.just("image/png")}
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("resource"), "uri": texts},
+        optional={"text": texts, "mimeType": st.just("text/plain")},
+    ),
+    json_values,
+)
+mcp_result_meta = st.fixed_dictionaries({"blocks": st.lists(mcp_block, max_size=3)})
 outputs = st.one_of(
     texts,
     st.sampled_from(["(no output)", "oops\n[exit code: 3]", "x\n[killed by signal: SIGTERM]"]),
@@ -123,7 +147,8 @@ def turn(draw: st.DrawFn, number: int, next_id: list[int], first: bool, last: bo
             next_id[0] += 1
             # Mostly the model's JSON; sometimes what a broken model sends instead.
             raw = draw(st.sampled_from([json.dumps(args)] * 3 + ["not json", ""]))
-            calls.append(ToolCall(f"call_{next_id[0]}", name, raw))
+            call_meta = draw(mcp_call_meta) if name.startswith("mcp__") else None
+            calls.append(ToolCall(f"call_{next_id[0]}", name, raw, call_meta))
         events += calls
         events.append(StepEnd(draw(st.sampled_from(["stop", "tool_calls", "error"]))))
         for call in calls:
@@ -132,7 +157,7 @@ def turn(draw: st.DrawFn, number: int, next_id: list[int], first: bool, last: bo
             ]
             if last and draw(st.integers(0, 3)) == 0:
                 continue  # left open: the agent "crashed" here
-            meta = draw(st.one_of(json_values, diff_meta, todo_args))
+            meta = draw(st.one_of(json_values, diff_meta, todo_args, mcp_result_meta))
             events.append(
                 ToolFinished(call.call_id, call.name, draw(outputs), draw(st.booleans()), meta)
             )
