@@ -196,7 +196,7 @@ class DshApp(App[None]):
             spec,
             started,
             resume,
-            lambda sessions: switcher.choose_session(self, sessions),
+            lambda sessions, missing: switcher.choose_session(self, sessions, missing),
             before_connect=self.first_frame,
         )
 

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import SIZES, TtyApp, header_ready, script_agent_command, size_id, wait_until
+from harness import (
+    SIZES,
+    TtyApp,
+    header_ready,
+    script_agent_command,
+    size_id,
+    turns_ended,
+    wait_until,
+)
 
 Start = Callable[..., TtyApp]
 COMMAND = "$ echo APPROVED-BY-TYPING > typed.txt"
@@ -205,3 +213,22 @@ def test_held_view_says_what_is_new_below_and_sending_goes_to_the_end(
     app.type("next one")
     app.key("enter")
     app.wait_for("agent got: next one", timeout=30)
+
+
+def test_resume_of_an_unknown_id_says_not_found_and_offers_the_list(tty: Start, home: Path) -> None:
+    """`--resume nosuchid`: no "agent failed" screen; the picker says the id was not found,
+    and picking an earlier session loads it."""
+    first = tty(size=(80, 24))
+    first.wait_for(header_ready)
+    first.type("todo remembered item")
+    first.key("enter")
+    wait_until(lambda: turns_ended(home) == 1, what="the first session's turn")
+    assert first.quit() == 0
+    app = tty(["--resume", "nosuchid"], size=(80, 24))
+    lines = app.wait_for("Session nosuchid not found", timeout=30)
+    assert not any("agent failed" in line.lower() for line in lines), app.dump()
+    assert any("todo remembered item" in line for line in lines), app.dump()
+    app.key("enter")
+    app.wait_for("remembered item", timeout=30)
+    app.wait_for(header_ready)
+    assert not any("agent failed" in line.lower() for line in app.display()), app.dump()

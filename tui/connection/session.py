@@ -42,7 +42,10 @@ log = logging.getLogger(__name__)
 STREAM_LIMIT_BYTES = READ_CHUNK_BYTES
 SHUTDOWN_TIMEOUT_S = 1.0
 
-SessionChooser = Callable[[list[SessionInfo]], Awaitable[str | None]]
+# The sessions to pick from, and the id asked for that the agent did not find (else None).
+SessionChooser = Callable[[list[SessionInfo], str | None], Awaitable[str | None]]
+# ACP's "resource not found", which dsh-agent answers for a session id it does not have.
+NOT_FOUND = -32002
 
 
 @runtime_checkable
@@ -194,9 +197,18 @@ async def start_or_resume(
         resume = None
         if choose is not None and can_list(init):
             listed = await conn.list_sessions(cwd=str(spec.cwd))
-            resume = await choose(clean(listed.sessions))
+            resume = await choose(clean(listed.sessions), None)
     if resume:
-        loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=[])
+        try:
+            loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=[])
+        except RequestError as error:
+            if error.code != NOT_FOUND or choose is None or not can_list(init):
+                raise
+            # A mistyped or stale id: say so and offer the list, not a failed agent.
+            listed = await conn.list_sessions(cwd=str(spec.cwd))
+            return await start_or_resume(
+                conn, init, spec, await choose(clean(listed.sessions), resume), None, sink
+            )
         return resume, clean(loaded or LoadSessionResponse()), True
     created = await conn.new_session(cwd=str(spec.cwd), mcp_servers=[])
     return created.session_id, clean(created), False
