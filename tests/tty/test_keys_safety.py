@@ -232,3 +232,17 @@ def test_resume_of_an_unknown_id_says_not_found_and_offers_the_list(tty: Start, 
     app.wait_for("remembered item", timeout=30)
     app.wait_for(header_ready)
     assert not any("agent failed" in line.lower() for line in app.display()), app.dump()
+
+
+def test_tab_on_an_ambiguous_slash_prefix_shows_the_choices(tty: Start) -> None:
+    """`/mo` + Tab completes only as far as /mode and /model agree, with both still listed;
+    a second Tab takes the highlighted one."""
+    app = tty(size=(80, 24))
+    app.wait_for(header_ready)
+    app.type("/mo")
+    app.wait_for("/model  Show or switch the model", timeout=10)
+    app.key("tab")
+    lines = app.wait_for(lambda lines: any(line.startswith("│ /mode ") for line in lines), 10)
+    assert any("/model  Show or switch the model" in line for line in lines), app.dump()
+    app.type("l")
+    app.wait_for(lambda lines: any(line.startswith("│ /model ") for line in lines), 10)
