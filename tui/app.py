@@ -98,6 +98,9 @@ class DshApp(App[None]):
     CSS = """
     Screen { layout: vertical; }
     #bottom { dock: bottom; height: auto; margin-bottom: 1; }
+    /* Toasts at the top right, under the header: at the bottom they covered the prompt's
+       border, the mode line and what the question asks. */
+    ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
     """
 
     def __init__(self, config: AppConfig | None = None) -> None:

@@ -246,3 +246,16 @@ def test_tab_on_an_ambiguous_slash_prefix_shows_the_choices(tty: Start) -> None:
     assert any("/model  Show or switch the model" in line for line in lines), app.dump()
     app.type("l")
     app.wait_for(lambda lines: any(line.startswith("│ /model ") for line in lines), 10)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_toasts_leave_the_prompt_and_the_mode_line_whole(tty: Start, size: tuple[int, int]) -> None:
+    app = tty(size=size)
+    app.wait_for(header_ready)
+    app.key("shift+tab")  # a mode change flashes a notice
+    lines = app.wait_for("Mode: Accept edits", timeout=15)
+    toast_rows = [y for y, line in enumerate(lines) if "Mode: Accept edits" in line]
+    bottom = lines[-6:]
+    assert all(y < len(lines) // 2 for y in toast_rows), app.dump()
+    assert any(line.startswith("╭") and line.rstrip().endswith("╮") for line in bottom), app.dump()
+    assert any("mode Accept edits" in line for line in bottom), app.dump()
