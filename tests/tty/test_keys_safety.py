@@ -259,3 +259,17 @@ def test_toasts_leave_the_prompt_and_the_mode_line_whole(tty: Start, size: tuple
     assert all(y < len(lines) // 2 for y in toast_rows), app.dump()
     assert any(line.startswith("╭") and line.rstrip().endswith("╮") for line in bottom), app.dump()
     assert any("mode Accept edits" in line for line in bottom), app.dump()
+
+
+def test_a_space_typed_after_an_at_completion_is_not_doubled(tty: Start, home: Path) -> None:
+    (home / "work").mkdir(exist_ok=True)
+    (home / "work" / "notes.txt").write_text("one\n")
+    app = tty(size=(80, 24))
+    app.wait_for(header_ready)
+    app.type("see @note")
+    app.wait_for(lambda lines: any("notes.txt" in line for line in lines[:-5]), 15, "the menu")
+    app.key("tab")
+    app.wait_for("see @notes.txt", timeout=10)
+    app.type(" now")
+    lines = app.wait_for("now", timeout=10)
+    assert any("│ see @notes.txt now" in line for line in lines), app.dump()
