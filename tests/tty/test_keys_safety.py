@@ -273,3 +273,29 @@ def test_a_space_typed_after_an_at_completion_is_not_doubled(tty: Start, home: P
     app.type(" now")
     lines = app.wait_for("now", timeout=10)
     assert any("│ see @notes.txt now" in line for line in lines), app.dump()
+
+
+def test_the_palette_lists_the_always_allow_grants_and_slash_permissions_revokes(
+    tty: Start, home: Path
+) -> None:
+    app = tty(size=(80, 24))
+    app.wait_for(header_ready)
+    app.type("$ echo one")
+    app.key("enter")
+    app.wait_for("tab ▸", timeout=30)
+    app.key("tab")
+    app.wait_for("keys answer · tab back to the prompt", timeout=10)
+    app.type("A")
+    wait_until(lambda: turns_ended(home) == 1, what="the allowed command's turn")
+    app.send("\x10")  # Ctrl+P: the palette
+    app.wait_for(lambda lines: any("Search for commands" in x for x in lines), 15, "palette")
+    app.type("Permissions")
+    app.wait_for("always allow", timeout=10)
+    app.key("enter")
+    app.wait_for("1. bash in the workspace", timeout=30)
+    app.type("/permissions revoke 1")
+    app.key("enter")
+    app.wait_for("Revoked: bash in the workspace", timeout=30)
+    app.type("$ echo two")
+    app.key("enter")
+    app.wait_for("Permission · ❯ echo two", timeout=30)  # it asks again
