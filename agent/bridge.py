@@ -167,6 +167,9 @@ DURATION_META_KEY = "dsh.duration_ms"
 """The `_meta` key on a final terminal update: how long the command ran (wire contract §4)."""
 
 NOT_RUN_META_KEY = "dsh.not_run"
+CANCELLED_META_KEY = "dsh.cancelled"
+"""On a `failed` final update: the call failed because the turn was cancelled (stopped while
+it ran, or never started). ACP v1 has no `cancelled` status; clients show it as cancelled."""
 """The `_meta` key on a final update, `true` for a command that never started (rejected,
 refused or cancelled before it ran): a replayed card can then say "not run" as the live one,
 whose client saw the rejection, did."""
@@ -284,11 +287,35 @@ def result_update(
     session_cwd: str | None,
     terminal_cards: bool,
     streamed: str = "",
+    cancelled: bool = False,
 ) -> ToolCallProgress:
     """The final `tool_call_update` for a result view: `completed`, or `failed` on error.
 
     `streamed` is the live terminal output already sent for this call (see `unstreamed_tail`).
+    `cancelled` marks a failure that the turn's cancel caused (`CANCELLED_META_KEY`).
     """
+    update = _result_update(
+        view,
+        tool_call_id,
+        is_error=is_error,
+        session_cwd=session_cwd,
+        terminal_cards=terminal_cards,
+        streamed=streamed,
+    )
+    if cancelled and is_error:
+        update.field_meta = {**(update.field_meta or {}), CANCELLED_META_KEY: True}
+    return update
+
+
+def _result_update(
+    view: ToolResultView,
+    tool_call_id: str,
+    *,
+    is_error: bool,
+    session_cwd: str | None,
+    terminal_cards: bool,
+    streamed: str,
+) -> ToolCallProgress:
     status: Literal["completed", "failed"] = "failed" if is_error else "completed"
     match view:
         case GenericResultView():

@@ -22,6 +22,7 @@ from typing import Any
 from acp.schema import ToolCallUpdate
 
 from agent.attachments import Attachment, attachments_to_json
+from agent.cancel_results import ABANDONED, ABORTED_BEFORE_DISPATCH
 from agent.events import (
     Notice,
     ReasoningChunk,
@@ -71,9 +72,7 @@ CONTEXT_WINDOW = 128_000
 """The window `usage_update.size` is measured against: DeepSeek's, and a fair nominal value
 for models that do not say (the Model protocol carries no window size)."""
 
-ABORTED_BEFORE_DISPATCH = "tool call aborted before dispatch"
 ABORTED_BY_SHUTDOWN = "tool call aborted: dsh-agent stopped (the client went away)"
-ABANDONED = "tool call aborted: it did not stop after the cancel, so it was abandoned"
 TOOL_ABANDON_S = 4.0
 """After a cancel, how long a running tool may take to stop before the turn abandons it (bash
 needs up to its kill grace plus pipe drains; a tool stuck in a system call never stops)."""

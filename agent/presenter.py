@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from agent.bridge import ToolUpdate, call_update, output_update, plan_update, result_update
+from agent.cancel_results import cancelled_result
 from agent.jsonvalue import JsonObject, JsonValue, as_json, as_object
 from agent.mcp.present import McpPresenter, mcp_presenter
 from agent.tools import ALL_TOOLS
@@ -200,6 +201,7 @@ class SessionPresenter:
                 session_cwd=self.session_cwd,
                 terminal_cards=self.terminal_cards,
                 streamed="".join(call.streamed) if call is not None else "",
+                cancelled=cancelled_result(result),
             )
         )
         return updates

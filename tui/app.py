@@ -117,6 +117,9 @@ class DshApp(App[None]):
     CSS = """
     Screen { layout: vertical; }
     #bottom { dock: bottom; height: auto; margin-bottom: 1; }
+    /* Toasts at the top right, under the header: at the bottom they covered the prompt's
+       border, the mode line and what the question asks. */
+    ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
     """
 
     def __init__(self, config: AppConfig | None = None) -> None:
@@ -219,7 +222,7 @@ class DshApp(App[None]):
             spec,
             started,
             resume,
-            lambda sessions: switcher.choose_session(self, sessions),
+            lambda sessions, missing: switcher.choose_session(self, sessions, missing),
             before_connect=self.first_frame,
             defaults=(self.config.agent_mode, self.config.agent_model),
             login=lambda methods: switcher.choose_login(self, methods),

@@ -38,7 +38,7 @@ def can_complete(app: DshApp) -> bool:
 
 
 def complete(app: DshApp) -> None:
-    completion = app.query_one(CommandMenu).completion()
+    completion = app.query_one(CommandMenu).tab_completion()
     if completion is not None:
         app.query_one(PromptArea).load(completion)
 

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SessionChooser = Callable[[list["SessionInfo"]], Awaitable[str | None]]
+SessionChooser = Callable[[list["SessionInfo"], str | None], Awaitable[str | None]]
 LoginChooser = Callable[[list["AuthMethodAgent"]], Awaitable[str | None]]
 Level = Literal["info", "warning", "error"]
 CHROME = (PlanChanged, TitleChanged, UsageChanged, ModeChanged, CommandsChanged, SettingsChanged)

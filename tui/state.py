@@ -433,6 +433,10 @@ class Conversation:
             setattr(entry, name, value)
             changed.add(name)
         data = apply_terminal_meta(entry, update.field_meta or {}, changed)
+        if (update.field_meta or {}).get("dsh.cancelled") is True and entry.status == "failed":
+            # dsh-agent's mark for a call its turn's cancel stopped: v1 has no such status.
+            entry.status = "cancelled"
+            changed.add("status")
         if data:
             changes.append(TerminalOutput(entry, data))
         if changed:

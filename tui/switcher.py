@@ -81,12 +81,24 @@ def pick_model(app: DshApp) -> None:
     app.push_screen(screen, chosen)
 
 
-async def choose_session(app: DshApp, sessions: list[SessionInfo]) -> str | None:
-    """Let the user pick a session to resume (--resume without an id); None starts a new one."""
+async def choose_session(
+    app: DshApp, sessions: list[SessionInfo], missing: str | None = None
+) -> str | None:
+    """Let the user pick a session to resume (--resume without an id, or with one the agent
+    does not have: `missing`); None starts a new one."""
+    if missing is not None:
+        missing = clean_line(missing)[:80]  # the user's argument, any characters
+        app.notify(
+            f"Session {missing} was not found in this workspace."
+            + (" Pick one to resume, or Esc for a new session." if sessions else ""),
+            severity="warning",
+            timeout=10,
+        )
     if not sessions:
         app.notify("No earlier sessions in this workspace: starting a new one.")
         return None
-    return await pick_session(app, sessions)
+    title = "Resume a session" if missing is None else f"Session {missing} not found: resume"
+    return await pick_session(app, sessions, title)
 
 
 async def choose_login(app: DshApp, methods: list[AuthMethodAgent]) -> str | None:
@@ -100,11 +112,13 @@ async def choose_login(app: DshApp, methods: list[AuthMethodAgent]) -> str | Non
     return await answer
 
 
-async def pick_session(app: DshApp, sessions: list[SessionInfo]) -> str | None:
+async def pick_session(
+    app: DshApp, sessions: list[SessionInfo], title: str = "Resume a session"
+) -> str | None:
     """The session picker: the chosen session's id, or None on Esc."""
     choices = [(info.session_id, session_label(info)) for info in sessions]
     answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-    app.push_screen(ChoiceScreen("Resume a session", choices, None), answer.set_result)
+    app.push_screen(ChoiceScreen(title, choices, None), answer.set_result)
     return await answer
 
 

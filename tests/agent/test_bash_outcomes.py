@@ -63,7 +63,9 @@ def test_without_the_terminal_capability_both_are_text_as_the_tool_wrote_it() ->
     for call_id, result in (("c1", ABORTED), ("c2", REJECTED)):
         presenter.on_call(call_id, "bash", ARGS)
         [update] = wire(presenter.on_result(call_id, "bash", ARGS, result))
-        assert "_meta" not in update
+        # Only the mark that the turn's cancel stopped it: the card says cancelled, not failed.
+        expected = {"dsh.cancelled": True} if result is ABORTED else None
+        assert update.get("_meta") == expected
         assert update["content"][0]["content"]["text"] == f"```console\n{result.output}\n```"
 
 

@@ -321,7 +321,8 @@ def test_bash_errors_and_background_runs_are_fenced_generic_cards() -> None:
         "toolCallId": "c1",
         "status": "failed",
         "content": [text("```console\nError: command aborted\n```")],
-        "_meta": {"dsh.not_run": True},  # aborted before it started
+        # Aborted (the turn's cancel) before it started.
+        "_meta": {"dsh.not_run": True, "dsh.cancelled": True},
     }
     bg = {"command": "serve", "description": "Serve", "run_in_background": True}
     [call] = wires(p.on_call("c2", "bash", bg))

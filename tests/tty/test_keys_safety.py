@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import SIZES, TtyApp, header_ready, script_agent_command, size_id, wait_until
+from harness import (
+    SIZES,
+    TtyApp,
+    header_ready,
+    script_agent_command,
+    size_id,
+    turns_ended,
+    wait_until,
+)
 
 Start = Callable[..., TtyApp]
 COMMAND = "$ echo APPROVED-BY-TYPING > typed.txt"
@@ -205,3 +213,89 @@ def test_held_view_says_what_is_new_below_and_sending_goes_to_the_end(
     app.type("next one")
     app.key("enter")
     app.wait_for("agent got: next one", timeout=30)
+
+
+def test_resume_of_an_unknown_id_says_not_found_and_offers_the_list(tty: Start, home: Path) -> None:
+    """`--resume nosuchid`: no "agent failed" screen; the picker says the id was not found,
+    and picking an earlier session loads it."""
+    first = tty(size=(80, 24))
+    first.wait_for(header_ready)
+    first.type("todo remembered item")
+    first.key("enter")
+    wait_until(lambda: turns_ended(home) == 1, what="the first session's turn")
+    assert first.quit() == 0
+    app = tty(["--resume", "nosuchid"], size=(80, 24))
+    lines = app.wait_for("Session nosuchid not found", timeout=30)
+    assert not any("agent failed" in line.lower() for line in lines), app.dump()
+    assert any("todo remembered item" in line for line in lines), app.dump()
+    app.key("enter")
+    app.wait_for("remembered item", timeout=30)
+    app.wait_for(header_ready)
+    assert not any("agent failed" in line.lower() for line in app.display()), app.dump()
+
+
+def test_tab_on_an_ambiguous_slash_prefix_shows_the_choices(tty: Start) -> None:
+    """`/mo` + Tab completes only as far as /mode and /model agree, with both still listed;
+    a second Tab takes the highlighted one."""
+    app = tty(size=(80, 24))
+    app.wait_for(header_ready)
+    app.type("/mo")
+    app.wait_for("/model  Show or switch the model", timeout=10)
+    app.key("tab")
+    lines = app.wait_for(lambda lines: any(line.startswith("│ /mode ") for line in lines), 10)
+    assert any("/model  Show or switch the model" in line for line in lines), app.dump()
+    app.type("l")
+    app.wait_for(lambda lines: any(line.startswith("│ /model ") for line in lines), 10)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_toasts_leave_the_prompt_and_the_mode_line_whole(tty: Start, size: tuple[int, int]) -> None:
+    app = tty(size=size)
+    app.wait_for(header_ready)
+    app.key("shift+tab")  # a mode change flashes a notice
+    lines = app.wait_for("Mode: Accept edits", timeout=15)
+    toast_rows = [y for y, line in enumerate(lines) if "Mode: Accept edits" in line]
+    bottom = lines[-6:]
+    assert all(y < len(lines) // 2 for y in toast_rows), app.dump()
+    assert any(line.startswith("╭") and line.rstrip().endswith("╮") for line in bottom), app.dump()
+    assert any("mode Accept edits" in line for line in bottom), app.dump()
+
+
+def test_a_space_typed_after_an_at_completion_is_not_doubled(tty: Start, home: Path) -> None:
+    (home / "work").mkdir(exist_ok=True)
+    (home / "work" / "notes.txt").write_text("one\n")
+    app = tty(size=(80, 24))
+    app.wait_for(header_ready)
+    app.type("see @note")
+    app.wait_for(lambda lines: any("notes.txt" in line for line in lines[:-5]), 15, "the menu")
+    app.key("tab")
+    app.wait_for("see @notes.txt", timeout=10)
+    app.type(" now")
+    lines = app.wait_for("now", timeout=10)
+    assert any("│ see @notes.txt now" in line for line in lines), app.dump()
+
+
+def test_the_palette_lists_the_always_allow_grants_and_slash_permissions_revokes(
+    tty: Start, home: Path
+) -> None:
+    app = tty(size=(80, 24))
+    app.wait_for(header_ready)
+    app.type("$ echo one")
+    app.key("enter")
+    app.wait_for("tab ▸", timeout=30)
+    app.key("tab")
+    app.wait_for("keys answer · tab back to the prompt", timeout=10)
+    app.type("A")
+    wait_until(lambda: turns_ended(home) == 1, what="the allowed command's turn")
+    app.send("\x10")  # Ctrl+P: the palette
+    app.wait_for(lambda lines: any("Search for commands" in x for x in lines), 15, "palette")
+    app.type("Permissions")
+    app.wait_for("always allow", timeout=10)
+    app.key("enter")
+    app.wait_for("1. bash in the workspace", timeout=30)
+    app.type("/permissions revoke 1")
+    app.key("enter")
+    app.wait_for("Revoked: bash in the workspace", timeout=30)
+    app.type("$ echo two")
+    app.key("enter")
+    app.wait_for("Permission · ❯ echo two", timeout=30)  # it asks again

@@ -45,7 +45,10 @@ log = logging.getLogger(__name__)
 STREAM_LIMIT_BYTES = READ_CHUNK_BYTES
 SHUTDOWN_TIMEOUT_S = 1.0
 
-SessionChooser = Callable[[list[SessionInfo]], Awaitable[str | None]]
+# The sessions to pick from, and the id asked for that the agent did not find (else None).
+SessionChooser = Callable[[list[SessionInfo], str | None], Awaitable[str | None]]
+# ACP's "resource not found", which dsh-agent answers for a session id it does not have.
+NOT_FOUND = -32002
 
 
 @runtime_checkable
@@ -241,10 +244,17 @@ async def start_or_resume(
     if resume == "":
         resume = None
         if choose is not None and can_list(init):
-            resume = await choose(await listed_sessions(conn, spec))
+            resume = await choose(await listed_sessions(conn, spec), None)
     mcp: list[SdkServer] = servers
     if resume and can_load(init):
-        loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=mcp)
+        try:
+            loaded = await conn.load_session(cwd=str(spec.cwd), session_id=resume, mcp_servers=mcp)
+        except RequestError as error:
+            if error.code != NOT_FOUND or choose is None or not can_list(init):
+                raise
+            # A mistyped or stale id: say so and offer the list, not a failed agent.
+            chosen = await choose(await listed_sessions(conn, spec), resume)
+            return await start_or_resume(conn, init, spec, chosen, None, sink)
         return OpenedSession(
             resume, clean(loaded or LoadSessionResponse()), True, tuple(notices), passed
         )

@@ -15,6 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList
 from textual.widgets.option_list import Option
@@ -106,7 +107,7 @@ class ChoiceScreen(ModalScreen[str | None]):
             for choice in self.choices
         ]
         menu = OptionList(*options, markup=False)
-        menu.border_title = self.title_text
+        menu.border_title = Content(self.title_text)  # may carry an id the user typed: never markup
         values = [choice.value for choice in self.choices]
         if self.current in values:
             menu.highlighted = values.index(self.current)

@@ -22,6 +22,16 @@ def matching(commands: list[AvailableCommand], typed: str) -> list[AvailableComm
     return [command for command in commands if command.name.lower().startswith(prefix)]
 
 
+def shared_prefix(names: list[str]) -> str:
+    """The longest start all `names` have."""
+    first = min(names, default="")
+    last = max(names, default="")
+    length = 0
+    while length < len(first) and first[length] == last[length]:
+        length += 1
+    return first[:length]
+
+
 class CommandMenu(Static):
     """Shown above the prompt while there are matches. Up and Down move the highlight (the
     prompt routes them here while the menu is open); Tab or Enter take the highlighted one."""
@@ -85,6 +95,17 @@ class CommandMenu(Static):
         if below > 0:
             text.append(f"\n… {below} more", style="dim")
         self.update(text)
+
+    def tab_completion(self) -> str | None:
+        """Tab: with several matches and the highlight not moved, only as far as they agree
+        (`/mo` with /mode and /model: `/mode`, no space, the menu still showing both), so a
+        command is never picked quietly; once that far, or after Up/Down, the highlighted."""
+        found = self.matches()
+        if len(found) > 1 and self.highlighted == 0:
+            shared = shared_prefix([command.name for command in found])
+            if len(shared) + 1 > len(self.typed):
+                return "/" + shared
+        return self.completion()
 
     def completion(self) -> str | None:
         """The highlighted command, as the prompt text that takes it."""

@@ -110,6 +110,8 @@ class PromptArea(TextArea):
         # the Enter are already queued to this widget, and a Submitted message handled after
         # them would find the next prompt's first letters typed onto this one.
         self.on_submit = on_submit
+        # Where the cursor was left after a completed `@` path and its space (see take_mention).
+        self._space_after_mention: tuple[int, int] | None = None
 
     def on_focus(self) -> None:
         self.border_title = None
@@ -135,6 +137,11 @@ class PromptArea(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         if self._editing_key(event):
+            event.stop()
+            event.prevent_default()
+            return
+        after_mention, self._space_after_mention = self._space_after_mention, None
+        if event.key == "space" and after_mention == self.cursor_location:
             event.stop()
             event.prevent_default()
             return
@@ -211,6 +218,10 @@ class PromptArea(TextArea):
         """The `@` menu's highlighted path in place of the mention being typed, if it is open."""
         if self.mention_menu and (taken := self.mention_menu.take()):
             apply_to_text_area(self, *taken)
+            text, cursor = taken
+            if text[cursor - 1 : cursor] == " ":
+                # The completion ends the mention with a space: a space typed next is that one.
+                self._space_after_mention = self.cursor_location
             return True
         return False
 
