@@ -193,6 +193,7 @@ class DshApp(App[None]):
             before_connect=self.first_frame,
             defaults=(self.config.agent_mode, self.config.agent_model),
             login=lambda methods: switcher.choose_login(self, methods),
+            ask_env=lambda method: switcher.ask_env(self, method),
         )
 
     async def first_frame(self) -> None:

@@ -10,6 +10,7 @@ here, only asyncio.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import logging
 import sys
@@ -51,7 +52,7 @@ from tui.traffic import Traffic
 # the first frame needs only the UI.
 if TYPE_CHECKING:
     from acp.schema import (
-        AuthMethodAgent,
+        AuthMethodEnvVar,
         PermissionOption,
         RequestPermissionResponse,
         SessionInfo,
@@ -59,13 +60,15 @@ if TYPE_CHECKING:
     )
 
     from tui.connection import AgentConnection, SessionUpdate
+    from tui.connection.login import LoginMethod
     from tui.mentions.blocks import PreparedPrompt
     from tui.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
 
 SessionChooser = Callable[[list["SessionInfo"]], Awaitable[str | None]]
-LoginChooser = Callable[[list["AuthMethodAgent"]], Awaitable[str | None]]
+LoginChooser = Callable[[list["LoginMethod"]], Awaitable[str | None]]
+EnvAsker = Callable[["AuthMethodEnvVar"], Awaitable[dict[str, str] | None]]
 Level = Literal["info", "warning", "error"]
 CHROME = (PlanChanged, TitleChanged, UsageChanged, ModeChanged, CommandsChanged, SettingsChanged)
 
@@ -194,6 +197,7 @@ class SessionController:
         stay_connected: bool = True,
         defaults: tuple[str | None, str | None] = (None, None),
         login: LoginChooser | None = None,
+        ask_env: EnvAsker | None = None,
     ) -> None:
         """Connect, then send queued prompts one turn at a time until cancelled (or, without
         `stay_connected`, until the queue is empty after a turn). Raises nothing: a failure
@@ -209,21 +213,30 @@ class SessionController:
                 await before_connect()
             await import_connection()
             from tui.connection import open_session
+            from tui.connection.login import Relaunch
 
-            async with open_session(
-                spec,
-                self,
-                resume,
-                choose,
-                process,
-                tap=self.traffic,
-                clock=self.clock,
-                login=login,
-            ) as session:
-                self._connected(session)
-                await self.apply_defaults(session, *defaults)
-                while stay_connected or self.queued:
-                    await self.run_turn(session, await self.next_prompt())
+            while True:
+                try:
+                    async with open_session(
+                        spec,
+                        self,
+                        resume,
+                        choose,
+                        process,
+                        tap=self.traffic,
+                        clock=self.clock,
+                        login=login,
+                        ask_env=ask_env,
+                    ) as session:
+                        self._connected(session)
+                        await self.apply_defaults(session, *defaults)
+                        while stay_connected or self.queued:
+                            await self.run_turn(session, await self.next_prompt())
+                    break
+                except Relaunch as relaunch:  # an env_var login: the agent starts again
+                    spec = dataclasses.replace(spec, env=(*spec.env, *relaunch.env.items()))
+                    self.notice("restarting the agent with the login's variables")
+                    process = AgentProcess.start(spec)
         except AgentFailed as failure:
             self.fail(failure)
         except Exception as error:

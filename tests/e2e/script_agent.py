@@ -38,7 +38,9 @@ anything); "sessionLog": path appends one JSON line per session/new, load or res
 method, the session id and the mcpServers it carried, so a test sees what the client sent.
 Script option "auth": {"methods": [raw authMethods], "accept": id} advertises those methods and
 answers session/new with auth_required until `authenticate` is called with `accept` (each call
-is logged to "sessionLog" as {"method": "authenticate", "methodId": id}).
+is logged to "sessionLog" as {"method": "authenticate", "methodId": id}). With "env": {NAME:
+value} in "auth" the agent also counts as logged in when it was started with those variables
+(a session/new then logs "envLogin": true; the values themselves are never logged).
 """
 
 from __future__ import annotations
@@ -102,7 +104,9 @@ class ScriptAgent:
         self.cancelled = asyncio.Event()
         self.prompt_text = ""
         self.prompt_blocks: list[str] = []
-        self.authenticated = "auth" not in script
+        wanted = script.get("auth", {}).get("env")
+        self.env_login = bool(wanted) and all(os.environ.get(k) == v for k, v in wanted.items())
+        self.authenticated = "auth" not in script or self.env_login
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -172,6 +176,8 @@ class ScriptAgent:
             s.model_dump(mode="json", by_alias=True, exclude_none=True) for s in servers or []
         ]
         entry = {"method": method, "sessionId": session_id, "mcpServers": dumped}
+        if self.env_login:
+            entry["envLogin"] = True
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry) + "\n")
 
