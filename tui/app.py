@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from tui import chrome, permission_flow, prompt_input, switcher
+from tui import chrome, permission_flow, prompt_input, switcher, terminal_login
 from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
@@ -194,6 +194,7 @@ class DshApp(App[None]):
             defaults=(self.config.agent_mode, self.config.agent_model),
             login=lambda methods: switcher.choose_login(self, methods),
             ask_env=lambda method: switcher.ask_env(self, method),
+            run_login=lambda spec, args, env: terminal_login.run(self, spec, args, env),
         )
 
     async def first_frame(self) -> None:

@@ -69,6 +69,9 @@ log = logging.getLogger(__name__)
 SessionChooser = Callable[[list["SessionInfo"]], Awaitable[str | None]]
 LoginChooser = Callable[[list["LoginMethod"]], Awaitable[str | None]]
 EnvAsker = Callable[["AuthMethodEnvVar"], Awaitable[dict[str, str] | None]]
+# Runs a terminal login (the agent's program with extra args and env): its exit status, or
+# None when it could not run at all.
+TerminalRunner = Callable[[LaunchSpec, tuple[str, ...], dict[str, str]], Awaitable[int | None]]
 Level = Literal["info", "warning", "error"]
 CHROME = (PlanChanged, TitleChanged, UsageChanged, ModeChanged, CommandsChanged, SettingsChanged)
 
@@ -198,6 +201,7 @@ class SessionController:
         defaults: tuple[str | None, str | None] = (None, None),
         login: LoginChooser | None = None,
         ask_env: EnvAsker | None = None,
+        run_login: TerminalRunner | None = None,
     ) -> None:
         """Connect, then send queued prompts one turn at a time until cancelled (or, without
         `stay_connected`, until the queue is empty after a turn). Raises nothing: a failure
@@ -213,7 +217,7 @@ class SessionController:
                 await before_connect()
             await import_connection()
             from tui.connection import open_session
-            from tui.connection.login import Relaunch
+            from tui.connection.login import Relaunch, TerminalLogin
 
             while True:
                 try:
@@ -236,6 +240,16 @@ class SessionController:
                 except Relaunch as relaunch:  # an env_var login: the agent starts again
                     spec = dataclasses.replace(spec, env=(*spec.env, *relaunch.env.items()))
                     self.notice("restarting the agent with the login's variables")
+                    process = AgentProcess.start(spec)
+                except TerminalLogin as login_run:
+                    status = None
+                    if run_login is not None:
+                        status = await run_login(spec, login_run.args, login_run.env)
+                    if status == 0:
+                        self.notice("logged in in the terminal; reconnecting to the agent")
+                    else:
+                        why = "could not run" if status is None else f"exit status {status}"
+                        self.notice(f"the terminal login failed ({why})", "error")
                     process = AgentProcess.start(spec)
         except AgentFailed as failure:
             self.fail(failure)

@@ -41,6 +41,10 @@ answers session/new with auth_required until `authenticate` is called with `acce
 is logged to "sessionLog" as {"method": "authenticate", "methodId": id}). With "env": {NAME:
 value} in "auth" the agent also counts as logged in when it was started with those variables
 (a session/new then logs "envLogin": true; the values themselves are never logged).
+With "terminal": {"marker": path, "code": text} in "auth", `script_agent.py SCRIPT login` is a
+terminal login: it asks for the code on its terminal and, when it is typed, writes the marker
+(with $ACME_LOGIN from the method's env) and exits 0, else exits 3; the agent counts as logged
+in while the marker exists.
 """
 
 from __future__ import annotations
@@ -106,7 +110,9 @@ class ScriptAgent:
         self.prompt_blocks: list[str] = []
         wanted = script.get("auth", {}).get("env")
         self.env_login = bool(wanted) and all(os.environ.get(k) == v for k, v in wanted.items())
-        self.authenticated = "auth" not in script or self.env_login
+        marker = script.get("auth", {}).get("terminal", {}).get("marker")
+        logged_in = marker is not None and os.path.exists(marker)
+        self.authenticated = "auth" not in script or self.env_login or logged_in
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -358,9 +364,23 @@ class ScriptAgent:
         return None
 
 
+def terminal_login(script: dict[str, Any]) -> int:
+    """The scripted agent's terminal login: a question on the real terminal."""
+    wanted = script["auth"]["terminal"]
+    print("script-agent login: type the code and press Enter:", flush=True)
+    if sys.stdin.readline().strip() != wanted["code"]:
+        print("wrong code", flush=True)
+        return 3
+    with open(wanted["marker"], "w", encoding="utf-8") as handle:
+        handle.write(os.environ.get("ACME_LOGIN", ""))
+    return 0
+
+
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         script = json.load(handle)
+    if sys.argv[2:] == ["login"]:
+        sys.exit(terminal_login(script))
     # session/resume is unstable in this SDK: routed only with the flag, which stays off
     # otherwise so the other unstable methods stay unknown, as before.
     unstable = bool(script.get("resume"))

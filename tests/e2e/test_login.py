@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scripted import script_app
+from scripted import notices, script_app
 from textual.widgets import Input, Static
 
 from support import wait_until
@@ -71,16 +71,39 @@ async def test_declining_the_login_names_the_methods_on_the_failure_screen(
         assert "login cancelled" in app.controller.failure.reason
 
 
-async def test_without_a_usable_method_the_failure_says_what_the_agent_asked_for(
+async def test_without_any_method_the_failure_says_the_agent_needs_a_login(
     tmp_path: Path,
 ) -> None:
-    script = {"prompts": [[]], "auth": {"methods": TERMINAL, "accept": "none"}}
-    app = script_app(tmp_path, script, terminal=False)
+    script = {"prompts": [[]], "auth": {"methods": [], "accept": "none"}}
+    app = script_app(tmp_path, script)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen), timeout=60)
         assert app.controller.failure is not None
         reason = app.controller.failure.reason
-        assert "needs a login (auth_required); its auth methods: tty (terminal)" in reason
+        assert "needs a login (auth_required); its auth methods: none" in reason
+
+
+async def test_terminal_login_is_advertised_and_offered(tmp_path: Path) -> None:
+    """Without a terminal to hand over (a headless run), the login says it failed and the
+    methods are offered again; the real terminal run is in tests/tty/test_login.py."""
+    record = tmp_path / "wire.jsonl"
+    script = {"prompts": [[]], "auth": {"methods": TERMINAL, "accept": "none"}}
+    app = script_app(tmp_path, script, record=record)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        screen = app.screen
+        assert isinstance(screen, ChoiceScreen)
+        assert [choice.value for choice in screen.choices] == ["tty"]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is not screen, timeout=60)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        failed = "the terminal login failed (could not run)"
+        await wait_until(pilot, lambda: failed in notices(app), timeout=60)
+        await app.action_quit()
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    sent = [line["msg"] for line in lines if "msg" in line]
+    (initialize,) = [m for m in sent if m.get("method") == "initialize"]
+    assert initialize["params"]["clientCapabilities"]["auth"] == {"terminal": True}
 
 
 async def test_an_env_var_login_restarts_the_agent_with_the_values(tmp_path: Path) -> None:

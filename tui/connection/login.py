@@ -1,7 +1,8 @@
 """Logging in when an agent answers `auth_required` (-32000) as a session opens: the user picks
 one of its auth methods. An `agent` method is `authenticate`d and the session retried; an
 `env_var` method asks for its variables and the agent is restarted with them in its
-environment (`Relaunch`), where the session is tried again.
+environment (`Relaunch`), where the session is tried again; a `terminal` method ends this
+connection (`TerminalLogin`) so the agent's own program runs its login in the user's terminal.
 
 Methods of kinds dsh-tui cannot act on are named in the failure instead, so the user knows
 what the agent asked for.
@@ -14,12 +15,12 @@ from typing import TypeVar
 
 from acp import RequestError
 from acp.core import ClientSideConnection
-from acp.schema import AuthMethodAgent, AuthMethodEnvVar, InitializeResponse
+from acp.schema import AuthMethodAgent, AuthMethodEnvVar, AuthMethodTerminal, InitializeResponse
 
 from tui.sanitize import clean_line
 
 AUTH_REQUIRED = -32000
-LoginMethod = AuthMethodAgent | AuthMethodEnvVar
+LoginMethod = AuthMethodAgent | AuthMethodEnvVar | AuthMethodTerminal
 LoginChooser = Callable[[list[LoginMethod]], Awaitable[str | None]]
 # The values for an env_var method's variables, or None when the user backs out.
 EnvAsker = Callable[[AuthMethodEnvVar], Awaitable[dict[str, str] | None]]
@@ -38,8 +39,20 @@ class Relaunch(Exception):
         return f"Relaunch({sorted(self.env)})"
 
 
+class TerminalLogin(Exception):
+    """Run the agent's program with `args` and `env` in the user's terminal, then reconnect."""
+
+    def __init__(self, method: AuthMethodTerminal) -> None:
+        super().__init__(f"terminal login {method.id!r}")
+        self.args = tuple(method.args or ())
+        self.env = dict(method.env or {})
+
+    def __repr__(self) -> str:
+        return f"TerminalLogin({list(self.args)}, {sorted(self.env)})"
+
+
 def login_methods(init: InitializeResponse) -> list[LoginMethod]:
-    return [m for m in init.auth_methods or [] if isinstance(m, AuthMethodAgent | AuthMethodEnvVar)]
+    return list(init.auth_methods or [])
 
 
 def methods_text(init: InitializeResponse) -> str:
@@ -67,7 +80,7 @@ async def with_login(
         if error.code != AUTH_REQUIRED:
             raise
         methods = login_methods(init)
-        if ask_env is None:
+        if ask_env is None:  # no one to ask or to hand the terminal to
             methods = [m for m in methods if isinstance(m, AuthMethodAgent)]
         offered = methods_text(init)
         if choose is None or not methods:
@@ -79,6 +92,8 @@ async def with_login(
             if method_id is None:
                 raise cancelled from error
             method = next(m for m in methods if m.id == method_id)
+            if isinstance(method, AuthMethodTerminal):
+                raise TerminalLogin(method) from None
             if not isinstance(method, AuthMethodEnvVar):
                 break
             assert ask_env is not None

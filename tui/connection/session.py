@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.core import ClientSideConnection
 from acp.schema import (
+    AuthCapabilities,
     ClientCapabilities,
     FileSystemCapabilities,
     Implementation,
@@ -58,10 +59,12 @@ class ServesClientSide(Protocol):
 
 
 def client_capabilities(terminal: bool) -> ClientCapabilities:
-    """The spec's terminal flag and the `_meta.terminal_output` display convention go together."""
+    """The spec's terminal flag and the `_meta.terminal_output` display convention go together.
+    `auth.terminal`: a terminal login runs in the user's own terminal, whatever the flag."""
     return ClientCapabilities(
         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
         terminal=terminal,
+        auth=AuthCapabilities(terminal=True),
         field_meta={"terminal_output": terminal},
     )
 
