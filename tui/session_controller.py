@@ -235,7 +235,9 @@ class SessionController:
                         self._connected(session)
                         await self.apply_defaults(session, *defaults)
                         while stay_connected or self.queued:
-                            await self.run_turn(session, await self.next_prompt())
+                            text = await self.next_prompt()
+                            resume = None  # a login from here on restarts in a new session
+                            await self.turn_with_login(session, text, login, ask_env)
                     break
                 except Relaunch as relaunch:  # an env_var login: the agent starts again
                     spec = dataclasses.replace(spec, env=(*spec.env, *relaunch.env.items()))
@@ -292,6 +294,31 @@ class SessionController:
         """The session a retry should load, when the agent can replay it; else None (a new
         session)."""
         return self.last_session_id if self.agent_can_load else None
+
+    async def turn_with_login(
+        self,
+        session: AgentConnection,
+        text: str,
+        login: LoginChooser | None,
+        ask_env: EnvAsker | None,
+    ) -> None:
+        """A turn; an `auth_required` answer to the prompt opens the login, as at session/new.
+        A login that restarts the agent sends the prompt again once it is back."""
+        from acp.exceptions import RequestError
+
+        from tui.connection.login import AUTH_REQUIRED, Relaunch, TerminalLogin, with_login
+
+        try:
+            await with_login(
+                lambda: self.run_turn(session, text), session.conn, session.init, login, ask_env
+            )
+        except (Relaunch, TerminalLogin):
+            self.queued.insert(0, text)
+            raise
+        except RequestError as error:
+            if error.code != AUTH_REQUIRED:
+                raise
+            self.notice(f"prompt not sent: {error}", "error")
 
     async def run_turn(self, session: AgentConnection, text: str) -> None:
         self.turn_running = True

@@ -44,7 +44,8 @@ value} in "auth" the agent also counts as logged in when it was started with tho
 With "terminal": {"marker": path, "code": text} in "auth", `script_agent.py SCRIPT login` is a
 terminal login: it asks for the code on its terminal and, when it is typed, writes the marker
 (with $ACME_LOGIN from the method's env) and exits 0, else exits 3; the agent counts as logged
-in while the marker exists.
+in while the marker exists. With "atPrompt": true in "auth", session/new is answered and it is
+session/prompt that answers auth_required until the login.
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ class ScriptAgent:
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse | dict[str, Any]:
         await self.delay("new_session")
-        if not self.authenticated:
+        if not self.authenticated and not self.script["auth"].get("atPrompt"):
             raise RequestError.auth_required()
         self.log_session("session/new", "s1", kwargs.get("mcp_servers"))
         extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
@@ -228,6 +229,8 @@ class ScriptAgent:
         self.cancelled.set()
 
     async def prompt(self, session_id: str, prompt: Any, **kwargs: Any) -> PromptResponse:
+        if not self.authenticated:
+            raise RequestError.auth_required()
         prompts = self.script["prompts"]
         actions = prompts[min(self.turn, len(prompts) - 1)]
         self.turn += 1

@@ -10,10 +10,12 @@ from pathlib import Path
 from scripted import notices, script_app
 from textual.widgets import Input, Static
 
-from support import wait_until
+from support import turns_ended, wait_until
+from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
 from tui.widgets.env_login import EnvLoginScreen
 from tui.widgets.failure import AgentFailedScreen
+from tui.widgets.prompt import PromptArea
 
 METHODS = [
     {"id": "oauth", "name": "Log in with a browser", "description": "opens your account page"},
@@ -152,4 +154,59 @@ async def test_backing_out_of_the_env_form_shows_the_methods_again(tmp_path: Pat
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
         await pilot.press("enter")  # oauth
         await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        await app.action_quit()
+
+
+async def test_auth_required_at_a_prompt_opens_the_login_then_sends_it(tmp_path: Path) -> None:
+    log = tmp_path / "sessions.jsonl"
+    script = {
+        "prompts": [[]],
+        "sessionLog": str(log),
+        "auth": {"methods": METHODS, "accept": "oauth", "atPrompt": True},
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        await pilot.press("ctrl+k")
+        await wait_until(pilot, lambda: isinstance(app.screen, CapabilitiesScreen), timeout=60)
+        shown = str(app.screen.query_one(".consequences").render())
+        assert "auth methods the agent offers: Log in with a browser (agent), API key" in shown
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, CapabilitiesScreen))
+        app.query_one(PromptArea).text = "hello"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("enter")  # oauth
+        await wait_until(pilot, lambda: turns_ended(app) == 2, timeout=60)
+        assert app.controller.failure is None
+        assert app.controller.session is not None
+        assert [entry["method"] for entry in log_lines(log)] == ["session/new", "authenticate"]
+        await app.action_quit()
+
+
+async def test_an_env_var_login_at_a_prompt_restarts_and_sends_it_again(tmp_path: Path) -> None:
+    log = tmp_path / "sessions.jsonl"
+    script = {
+        "prompts": [[]],
+        "sessionLog": str(log),
+        "auth": {
+            "methods": METHODS,
+            "accept": "none",
+            "atPrompt": True,
+            "env": {"ACME_KEY": SECRET},
+        },
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        app.query_one(PromptArea).text = "hello"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EnvLoginScreen), timeout=60)
+        app.screen.query(Input).first().value = SECRET
+        await pilot.press("enter", "enter")
+        await wait_until(pilot, lambda: turns_ended(app) == 2, timeout=60)
+        assert app.controller.failure is None
+        assert log_lines(log)[-1]["envLogin"] is True
         await app.action_quit()
