@@ -32,6 +32,7 @@ from tui import (
     permission_flow,
     prompt_input,
     switcher,
+    terminal_login,
 )
 from tui import session_messages as messages
 from tui.agent_log import new_agent_log
@@ -226,6 +227,8 @@ class DshApp(App[None]):
             before_connect=self.first_frame,
             defaults=(self.config.agent_mode, self.config.agent_model),
             login=lambda methods: switcher.choose_login(self, methods),
+            ask_env=lambda method: switcher.ask_env(self, method),
+            run_login=lambda spec, args, env: terminal_login.run(self, spec, args, env),
         )
 
     async def first_frame(self) -> None:

@@ -102,6 +102,12 @@ def consequences(
     if mcp_passed:
         names = ", ".join(clean_line(name) for name in mcp_passed)
         lines.append(f"MCP servers passed to the session: {names}")
+    if init.auth_methods:  # what a login would offer (tui/connection/login.py)
+        offered = ", ".join(
+            f"{clean_line(m.name)} ({getattr(m, 'type', None) or 'agent'})"
+            for m in init.auth_methods
+        )
+        lines.append(f"auth methods the agent offers: {offered}")
     return lines
 
 

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,7 +74,8 @@ class LaunchSpec:
     allow_dirs: tuple[Path, ...] = ()
     program: str | None = None
     record: Path | None = None  # where `--record` writes the wire (tui/connection/recording.py)
-    env: tuple[tuple[str, str], ...] = ()  # added to dsh-tui's own environment
+    # Added to dsh-tui's own environment; may hold a login's secrets, so never in a repr.
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     mcp_servers: tuple[McpServer, ...] = ()  # offered in session/new, load and resume
 
     @classmethod

@@ -10,6 +10,7 @@ here, only asyncio.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import logging
 import sys
@@ -51,7 +52,7 @@ from tui.traffic import Traffic
 # the first frame needs only the UI.
 if TYPE_CHECKING:
     from acp.schema import (
-        AuthMethodAgent,
+        AuthMethodEnvVar,
         PermissionOption,
         RequestPermissionResponse,
         SessionInfo,
@@ -59,13 +60,18 @@ if TYPE_CHECKING:
     )
 
     from tui.connection import AgentConnection, SessionUpdate
+    from tui.connection.login import LoginMethod
     from tui.mentions.blocks import PreparedPrompt
     from tui.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
 
 SessionChooser = Callable[[list["SessionInfo"], str | None], Awaitable[str | None]]
-LoginChooser = Callable[[list["AuthMethodAgent"]], Awaitable[str | None]]
+LoginChooser = Callable[[list["LoginMethod"]], Awaitable[str | None]]
+EnvAsker = Callable[["AuthMethodEnvVar"], Awaitable[dict[str, str] | None]]
+# Runs a terminal login (the agent's program with extra args and env): its exit status, or
+# None when it could not run at all.
+TerminalRunner = Callable[[LaunchSpec, tuple[str, ...], dict[str, str]], Awaitable[int | None]]
 Level = Literal["info", "warning", "error"]
 CHROME = (PlanChanged, TitleChanged, UsageChanged, ModeChanged, CommandsChanged, SettingsChanged)
 
@@ -197,6 +203,8 @@ class SessionController:
         stay_connected: bool = True,
         defaults: tuple[str | None, str | None] = (None, None),
         login: LoginChooser | None = None,
+        ask_env: EnvAsker | None = None,
+        run_login: TerminalRunner | None = None,
     ) -> None:
         """Connect, then send queued prompts one turn at a time until cancelled (or, without
         `stay_connected`, until the queue is empty after a turn). Raises nothing: a failure
@@ -216,21 +224,42 @@ class SessionController:
                 await before_connect()
             await import_connection()
             from tui.connection import open_session
+            from tui.connection.login import Relaunch, TerminalLogin
 
-            async with open_session(
-                spec,
-                self,
-                resume,
-                choose,
-                process,
-                tap=self.traffic,
-                clock=self.clock,
-                login=login,
-            ) as session:
-                self._connected(session)
-                await self.apply_defaults(session, *defaults)
-                while stay_connected or self.queued:
-                    await self.run_turn(session, await self.next_prompt())
+            while True:
+                try:
+                    async with open_session(
+                        spec,
+                        self,
+                        resume,
+                        choose,
+                        process,
+                        tap=self.traffic,
+                        clock=self.clock,
+                        login=login,
+                        ask_env=ask_env,
+                    ) as session:
+                        self._connected(session)
+                        await self.apply_defaults(session, *defaults)
+                        while stay_connected or self.queued:
+                            text = await self.next_prompt()
+                            resume = None  # a login from here on restarts in a new session
+                            await self.turn_with_login(session, text, login, ask_env)
+                    break
+                except Relaunch as relaunch:  # an env_var login: the agent starts again
+                    spec = dataclasses.replace(spec, env=(*spec.env, *relaunch.env.items()))
+                    self.notice("restarting the agent with the login's variables")
+                    process = AgentProcess.start(spec)
+                except TerminalLogin as login_run:
+                    status = None
+                    if run_login is not None:
+                        status = await run_login(spec, login_run.args, login_run.env)
+                    if status == 0:
+                        self.notice("logged in in the terminal; reconnecting to the agent")
+                    else:
+                        why = "could not run" if status is None else f"exit status {status}"
+                        self.notice(f"the terminal login failed ({why})", "error")
+                    process = AgentProcess.start(spec)
         except AgentFailed as failure:
             self.fail(failure)
         except Exception as error:
@@ -273,6 +302,31 @@ class SessionController:
         """The session a retry should load, when the agent can replay it; else None (a new
         session)."""
         return self.last_session_id if self.agent_can_load else None
+
+    async def turn_with_login(
+        self,
+        session: AgentConnection,
+        text: str,
+        login: LoginChooser | None,
+        ask_env: EnvAsker | None,
+    ) -> None:
+        """A turn; an `auth_required` answer to the prompt opens the login, as at session/new.
+        A login that restarts the agent sends the prompt again once it is back."""
+        from acp.exceptions import RequestError
+
+        from tui.connection.login import AUTH_REQUIRED, Relaunch, TerminalLogin, with_login
+
+        try:
+            await with_login(
+                lambda: self.run_turn(session, text), session.conn, session.init, login, ask_env
+            )
+        except (Relaunch, TerminalLogin):
+            self.queued.insert(0, text)
+            raise
+        except RequestError as error:
+            if error.code != AUTH_REQUIRED:
+                raise
+            self.notice(f"prompt not sent: {error}", "error")
 
     async def run_turn(self, session: AgentConnection, text: str) -> None:
         self.turn_running = True

@@ -12,10 +12,11 @@ from tui.sanitize import clean_line
 from tui.widgets.choice import Choice, ChoiceScreen, select_option_choices
 
 if TYPE_CHECKING:
-    from acp.schema import AuthMethodAgent, SessionInfo
+    from acp.schema import AuthMethodEnvVar, SessionInfo
 
     from tui.app import DshApp
     from tui.connection import AgentConnection
+    from tui.connection.login import LoginMethod
 
 
 def session_label(info: SessionInfo) -> str:
@@ -101,14 +102,28 @@ async def choose_session(
     return await pick_session(app, sessions, title)
 
 
-async def choose_login(app: DshApp, methods: list[AuthMethodAgent]) -> str | None:
-    """The agent asked for a login: the method to authenticate with, or None on Esc."""
-    choices = [
-        Choice(method.id, clean_line(method.name), clean_line(method.description or "") or None)
-        for method in methods
-    ]
+def login_note(method: LoginMethod) -> str | None:
+    """The method's description, else for an env_var method the variables it asks for."""
+    if method.description:
+        return clean_line(method.description)
+    names = [var.name for var in getattr(method, "vars", [])]
+    return clean_line("asks for " + ", ".join(names)) if names else None
+
+
+async def choose_login(app: DshApp, methods: list[LoginMethod]) -> str | None:
+    """The agent asked for a login: the method to use, or None on Esc."""
+    choices = [Choice(method.id, clean_line(method.name), login_note(method)) for method in methods]
     answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
     app.push_screen(ChoiceScreen("Log in to the agent", choices, None), answer.set_result)
+    return await answer
+
+
+async def ask_env(app: DshApp, method: AuthMethodEnvVar) -> dict[str, str] | None:
+    """An env_var method's values from the login form, or None on Esc."""
+    from tui.widgets.env_login import EnvLoginScreen
+
+    answer: asyncio.Future[dict[str, str] | None] = asyncio.get_running_loop().create_future()
+    app.push_screen(EnvLoginScreen(method), answer.set_result)
     return await answer
 
 

@@ -38,7 +38,14 @@ anything); "sessionLog": path appends one JSON line per session/new, load or res
 method, the session id and the mcpServers it carried, so a test sees what the client sent.
 Script option "auth": {"methods": [raw authMethods], "accept": id} advertises those methods and
 answers session/new with auth_required until `authenticate` is called with `accept` (each call
-is logged to "sessionLog" as {"method": "authenticate", "methodId": id}).
+is logged to "sessionLog" as {"method": "authenticate", "methodId": id}). With "env": {NAME:
+value} in "auth" the agent also counts as logged in when it was started with those variables
+(a session/new then logs "envLogin": true; the values themselves are never logged).
+With "terminal": {"marker": path, "code": text} in "auth", `script_agent.py SCRIPT login` is a
+terminal login: it asks for the code on its terminal and, when it is typed, writes the marker
+(with $ACME_LOGIN from the method's env) and exits 0, else exits 3; the agent counts as logged
+in while the marker exists. With "atPrompt": true in "auth", session/new is answered and it is
+session/prompt that answers auth_required until the login.
 Script option "closeFile": path advertises sessionCapabilities.close and appends each closed
 session id to that file.
 """
@@ -105,7 +112,11 @@ class ScriptAgent:
         self.cancelled = asyncio.Event()
         self.prompt_text = ""
         self.prompt_blocks: list[str] = []
-        self.authenticated = "auth" not in script
+        wanted = script.get("auth", {}).get("env")
+        self.env_login = bool(wanted) and all(os.environ.get(k) == v for k, v in wanted.items())
+        marker = script.get("auth", {}).get("terminal", {}).get("marker")
+        logged_in = marker is not None and os.path.exists(marker)
+        self.authenticated = "auth" not in script or self.env_login or logged_in
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -176,12 +187,14 @@ class ScriptAgent:
             s.model_dump(mode="json", by_alias=True, exclude_none=True) for s in servers or []
         ]
         entry = {"method": method, "sessionId": session_id, "mcpServers": dumped}
+        if self.env_login:
+            entry["envLogin"] = True
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry) + "\n")
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse | dict[str, Any]:
         await self.delay("new_session")
-        if not self.authenticated:
+        if not self.authenticated and not self.script["auth"].get("atPrompt"):
             raise RequestError.auth_required()
         self.log_session("session/new", "s1", kwargs.get("mcp_servers"))
         extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
@@ -226,6 +239,8 @@ class ScriptAgent:
         self.cancelled.set()
 
     async def prompt(self, session_id: str, prompt: Any, **kwargs: Any) -> PromptResponse:
+        if not self.authenticated:
+            raise RequestError.auth_required()
         prompts = self.script["prompts"]
         actions = prompts[min(self.turn, len(prompts) - 1)]
         self.turn += 1
@@ -362,9 +377,23 @@ class ScriptAgent:
         return None
 
 
+def terminal_login(script: dict[str, Any]) -> int:
+    """The scripted agent's terminal login: a question on the real terminal."""
+    wanted = script["auth"]["terminal"]
+    print("script-agent login: type the code and press Enter:", flush=True)
+    if sys.stdin.readline().strip() != wanted["code"]:
+        print("wrong code", flush=True)
+        return 3
+    with open(wanted["marker"], "w", encoding="utf-8") as handle:
+        handle.write(os.environ.get("ACME_LOGIN", ""))
+    return 0
+
+
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         script = json.load(handle)
+    if sys.argv[2:] == ["login"]:
+        sys.exit(terminal_login(script))
     # session/resume and session/close are unstable in this SDK: routed only with the flag,
     # which stays off otherwise so the other unstable methods stay unknown, as before.
     unstable = bool(script.get("resume")) or "closeFile" in script

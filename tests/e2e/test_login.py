@@ -1,21 +1,37 @@
 """Logging in over real pipes: an agent that answers session/new with auth_required gets a
-login picker of its `agent` methods, `authenticate`, and the session retried."""
+login picker of its methods; an `agent` method is `authenticate`d and the session retried; an
+`env_var` method asks for its variables and the agent restarts with them."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from scripted import script_app
+from scripted import notices, script_app
+from textual.widgets import Input, Static
 
-from support import wait_until
+from support import turns_ended, wait_until
+from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
+from tui.widgets.env_login import EnvLoginScreen
 from tui.widgets.failure import AgentFailedScreen
+from tui.widgets.prompt import PromptArea
 
 METHODS = [
     {"id": "oauth", "name": "Log in with a browser", "description": "opens your account page"},
-    {"id": "key", "name": "API key", "type": "env_var", "vars": [{"name": "ACME_KEY"}]},
+    {
+        "id": "key",
+        "name": "API key",
+        "type": "env_var",
+        "link": "https://acme.test/keys",
+        "vars": [
+            {"name": "ACME_KEY", "label": "Your key"},
+            {"name": "ACME_REGION", "secret": False, "optional": True},
+        ],
+    },
 ]
+TERMINAL = [{"id": "tty", "name": "Log in in a terminal", "type": "terminal", "args": ["login"]}]
+SECRET = "sk-very-secret-value"
 
 
 def log_lines(log: Path) -> list[dict[str, object]]:
@@ -35,7 +51,7 @@ async def test_auth_required_opens_the_login_picker_then_the_session(tmp_path: P
         screen = app.screen
         assert isinstance(screen, ChoiceScreen)
         assert screen.title_text == "Log in to the agent"
-        assert [choice.value for choice in screen.choices] == ["oauth"]  # agent methods only
+        assert [choice.value for choice in screen.choices] == ["oauth", "key"]
         assert screen.choices[0].label == "Log in with a browser"
         assert screen.choices[0].note == "opens your account page"
         await pilot.press("enter")
@@ -57,13 +73,140 @@ async def test_declining_the_login_names_the_methods_on_the_failure_screen(
         assert "login cancelled" in app.controller.failure.reason
 
 
-async def test_without_an_agent_method_the_failure_says_what_the_agent_asked_for(
+async def test_without_any_method_the_failure_says_the_agent_needs_a_login(
     tmp_path: Path,
 ) -> None:
-    script = {"prompts": [[]], "auth": {"methods": METHODS[1:], "accept": "none"}}
+    script = {"prompts": [[]], "auth": {"methods": [], "accept": "none"}}
     app = script_app(tmp_path, script)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen), timeout=60)
         assert app.controller.failure is not None
         reason = app.controller.failure.reason
-        assert "needs a login (auth_required); its auth methods: key (env_var)" in reason
+        assert "needs a login (auth_required); its auth methods: none" in reason
+
+
+async def test_terminal_login_is_advertised_and_offered(tmp_path: Path) -> None:
+    """Without a terminal to hand over (a headless run), the login says it failed and the
+    methods are offered again; the real terminal run is in tests/tty/test_login.py."""
+    record = tmp_path / "wire.jsonl"
+    script = {"prompts": [[]], "auth": {"methods": TERMINAL, "accept": "none"}}
+    app = script_app(tmp_path, script, record=record)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        screen = app.screen
+        assert isinstance(screen, ChoiceScreen)
+        assert [choice.value for choice in screen.choices] == ["tty"]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is not screen, timeout=60)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        failed = "the terminal login failed (could not run)"
+        await wait_until(pilot, lambda: failed in notices(app), timeout=60)
+        await app.action_quit()
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    sent = [line["msg"] for line in lines if "msg" in line]
+    (initialize,) = [m for m in sent if m.get("method") == "initialize"]
+    assert initialize["params"]["clientCapabilities"]["auth"] == {"terminal": True}
+
+
+async def test_an_env_var_login_restarts_the_agent_with_the_values(tmp_path: Path) -> None:
+    log = tmp_path / "sessions.jsonl"
+    record = tmp_path / "wire.jsonl"
+    script = {
+        "prompts": [[]],
+        "sessionLog": str(log),
+        "auth": {"methods": METHODS, "accept": "none", "env": {"ACME_KEY": SECRET}},
+    }
+    app = script_app(tmp_path, script, record=record)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EnvLoginScreen), timeout=60)
+        form = app.screen
+        assert isinstance(form, EnvLoginScreen)
+        key, region = form.query(Input)
+        assert key.password and not region.password  # secret by default; this one is not
+        assert "https://acme.test/keys" in str(form.query_one(".link", Static).render())
+        await pilot.press("enter", "enter")  # on past the key: it is not optional
+        assert "Your key is needed" in str(form.query_one(".missing", Static).render())
+        assert app.screen is form and key.has_focus
+        key.value = SECRET
+        await pilot.press("enter", "enter")  # to the optional region, then submit
+        await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        assert log_lines(log)[-1]["envLogin"] is True  # the restarted agent had the key
+        traffic = app.controller.traffic
+        shown = b"".join(m.body() for m in traffic.since(traffic.first_seq)).decode()
+        await app.action_quit()
+    assert SECRET not in shown
+    assert SECRET not in record.read_text()
+    assert SECRET not in "".join(
+        p.read_text() for p in (tmp_path / "logs").rglob("*") if p.is_file()
+    )
+
+
+async def test_backing_out_of_the_env_form_shows_the_methods_again(tmp_path: Path) -> None:
+    script = {"prompts": [[]], "auth": {"methods": METHODS, "accept": "oauth"}}
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EnvLoginScreen), timeout=60)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("enter")  # oauth
+        await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        await app.action_quit()
+
+
+async def test_auth_required_at_a_prompt_opens_the_login_then_sends_it(tmp_path: Path) -> None:
+    log = tmp_path / "sessions.jsonl"
+    script = {
+        "prompts": [[]],
+        "sessionLog": str(log),
+        "auth": {"methods": METHODS, "accept": "oauth", "atPrompt": True},
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        await pilot.press("ctrl+k")
+        await wait_until(pilot, lambda: isinstance(app.screen, CapabilitiesScreen), timeout=60)
+        shown = str(app.screen.query_one(".consequences").render())
+        assert "auth methods the agent offers: Log in with a browser (agent), API key" in shown
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, CapabilitiesScreen))
+        app.query_one(PromptArea).text = "hello"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("enter")  # oauth
+        await wait_until(pilot, lambda: turns_ended(app) == 2, timeout=60)
+        assert app.controller.failure is None
+        assert app.controller.session is not None
+        assert [entry["method"] for entry in log_lines(log)] == ["session/new", "authenticate"]
+        await app.action_quit()
+
+
+async def test_an_env_var_login_at_a_prompt_restarts_and_sends_it_again(tmp_path: Path) -> None:
+    log = tmp_path / "sessions.jsonl"
+    script = {
+        "prompts": [[]],
+        "sessionLog": str(log),
+        "auth": {
+            "methods": METHODS,
+            "accept": "none",
+            "atPrompt": True,
+            "env": {"ACME_KEY": SECRET},
+        },
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        app.query_one(PromptArea).text = "hello"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EnvLoginScreen), timeout=60)
+        app.screen.query(Input).first().value = SECRET
+        await pilot.press("enter", "enter")
+        await wait_until(pilot, lambda: turns_ended(app) == 2, timeout=60)
+        assert app.controller.failure is None
+        assert log_lines(log)[-1]["envLogin"] is True
+        await app.action_quit()

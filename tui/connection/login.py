@@ -1,8 +1,11 @@
 """Logging in when an agent answers `auth_required` (-32000) as a session opens: the user picks
-one of its `agent` auth methods, the client calls `authenticate`, and the session is retried.
+one of its auth methods. An `agent` method is `authenticate`d and the session retried; an
+`env_var` method asks for its variables and the agent is restarted with them in its
+environment (`Relaunch`), where the session is tried again; a `terminal` method ends this
+connection (`TerminalLogin`) so the agent's own program runs its login in the user's terminal.
 
-Methods of the other kinds (env_var, terminal) are named in the failure instead, so the user
-knows what the agent asked for.
+Methods of kinds dsh-tui cannot act on are named in the failure instead, so the user knows
+what the agent asked for.
 """
 
 from __future__ import annotations
@@ -12,17 +15,44 @@ from typing import TypeVar
 
 from acp import RequestError
 from acp.core import ClientSideConnection
-from acp.schema import AuthMethodAgent, InitializeResponse
+from acp.schema import AuthMethodAgent, AuthMethodEnvVar, AuthMethodTerminal, InitializeResponse
 
 from tui.sanitize import clean_line
 
 AUTH_REQUIRED = -32000
-LoginChooser = Callable[[list[AuthMethodAgent]], Awaitable[str | None]]
+LoginMethod = AuthMethodAgent | AuthMethodEnvVar | AuthMethodTerminal
+LoginChooser = Callable[[list[LoginMethod]], Awaitable[str | None]]
+# The values for an env_var method's variables, or None when the user backs out.
+EnvAsker = Callable[[AuthMethodEnvVar], Awaitable[dict[str, str] | None]]
 T = TypeVar("T")
 
 
-def agent_methods(init: InitializeResponse) -> list[AuthMethodAgent]:
-    return [m for m in init.auth_methods or [] if isinstance(m, AuthMethodAgent)]
+class Relaunch(Exception):
+    """The agent must be started again with `env` added (an env_var login). The values are
+    secrets: they are kept off the message and the repr."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        super().__init__("restart the agent with the login's variables")
+        self.env = env
+
+    def __repr__(self) -> str:
+        return f"Relaunch({sorted(self.env)})"
+
+
+class TerminalLogin(Exception):
+    """Run the agent's program with `args` and `env` in the user's terminal, then reconnect."""
+
+    def __init__(self, method: AuthMethodTerminal) -> None:
+        super().__init__(f"terminal login {method.id!r}")
+        self.args = tuple(method.args or ())
+        self.env = dict(method.env or {})
+
+    def __repr__(self) -> str:
+        return f"TerminalLogin({list(self.args)}, {sorted(self.env)})"
+
+
+def login_methods(init: InitializeResponse) -> list[LoginMethod]:
+    return list(init.auth_methods or [])
 
 
 def methods_text(init: InitializeResponse) -> str:
@@ -39,21 +69,36 @@ async def with_login(
     conn: ClientSideConnection,
     init: InitializeResponse,
     choose: LoginChooser | None,
+    ask_env: EnvAsker | None = None,
 ) -> T:
     """`open_session()`, and after an `auth_required` a login and one retry. Raises the
-    RequestError (with the methods named) when there is no agent method or the user declines."""
+    RequestError (with the methods named) when there is no method to use or the user declines,
+    and `Relaunch` once an env_var method's values are given."""
     try:
         return await open_session()
     except RequestError as error:
         if error.code != AUTH_REQUIRED:
             raise
-        methods = agent_methods(init)
+        methods = login_methods(init)
+        if ask_env is None:  # no one to ask or to hand the terminal to
+            methods = [m for m in methods if isinstance(m, AuthMethodAgent)]
         offered = methods_text(init)
         if choose is None or not methods:
             reason = f"the agent needs a login (auth_required); its auth methods: {offered}"
             raise RequestError(error.code, reason, error.data) from error
-        method_id = await choose(methods)
-        if method_id is None:
-            raise RequestError(error.code, "login cancelled (auth_required)", None) from error
+        cancelled = RequestError(error.code, "login cancelled (auth_required)", None)
+        while True:
+            method_id = await choose(methods)
+            if method_id is None:
+                raise cancelled from error
+            method = next(m for m in methods if m.id == method_id)
+            if isinstance(method, AuthMethodTerminal):
+                raise TerminalLogin(method) from None
+            if not isinstance(method, AuthMethodEnvVar):
+                break
+            assert ask_env is not None
+            values = await ask_env(method)
+            if values is not None:
+                raise Relaunch(values) from None
     await conn.authenticate(method_id=method_id)
     return await open_session()

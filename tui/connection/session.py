@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.core import ClientSideConnection
 from acp.schema import (
+    AuthCapabilities,
     ClientCapabilities,
     FileSystemCapabilities,
     Implementation,
@@ -30,7 +31,7 @@ from tui.agent_log import read_tail
 from tui.agent_text import clean, clean_error
 from tui.capabilities import can_list, can_load, can_resume
 from tui.connection.client import ClientSink, TuiClient
-from tui.connection.login import LoginChooser, with_login
+from tui.connection.login import EnvAsker, LoginChooser, with_login
 from tui.connection.mcp import MaskingTap, SdkServer, for_agent
 from tui.connection.recording import Recorder
 from tui.connection.taps import joined
@@ -61,10 +62,12 @@ class ServesClientSide(Protocol):
 
 
 def client_capabilities(terminal: bool) -> ClientCapabilities:
-    """The spec's terminal flag and the `_meta.terminal_output` display convention go together."""
+    """The spec's terminal flag and the `_meta.terminal_output` display convention go together.
+    `auth.terminal`: a terminal login runs in the user's own terminal, whatever the flag."""
     return ClientCapabilities(
         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
         terminal=terminal,
+        auth=AuthCapabilities(terminal=True),
         field_meta={"terminal_output": terminal},
     )
 
@@ -278,6 +281,7 @@ async def negotiate(
     resume: str | None,
     choose: SessionChooser | None,
     login: LoginChooser | None = None,
+    ask_env: EnvAsker | None = None,
 ) -> tuple[InitializeResponse, OpenedSession]:
     """initialize, then a session; a refusal or an exit here is an AgentFailed."""
     try:
@@ -289,7 +293,11 @@ async def negotiate(
             )
         )
         opened = await with_login(
-            lambda: start_or_resume(conn, init, spec, resume, choose, sink), conn, init, login
+            lambda: start_or_resume(conn, init, spec, resume, choose, sink),
+            conn,
+            init,
+            login,
+            ask_env,
         )
     except ConnectionError as error:
         raise await describe_failure(spec, process, "the agent exited during start-up") from error
@@ -310,6 +318,7 @@ async def open_session(
     max_message_bytes: int = MAX_MESSAGE_BYTES,
     clock: Callable[[], float] = time.monotonic,
     login: LoginChooser | None = None,
+    ask_env: EnvAsker | None = None,
 ) -> AsyncIterator[AgentConnection]:
     """Spawn the agent (or take `process`, already started from `spec`), negotiate, open a
     session, and always reap the process on exit. `tap` (the traffic inspector's store) sees
@@ -344,7 +353,7 @@ async def open_session(
         conn = ClientSideConnection(client, transport)
         stack.push_async_callback(close_connection, conn)
         init, opened = await negotiate(
-            conn, spec, process, capabilities, sink, resume, choose, login
+            conn, spec, process, capabilities, sink, resume, choose, login, ask_env
         )
         yield AgentConnection(
             spec,
