@@ -278,7 +278,7 @@ class SessionController:
         """A cancelled turn's client terminals that the agent did not release are killed: an
         agent that never calls terminal/kill or terminal/release would leave their commands
         running, unseen, until dsh-tui quits."""
-        created = [tid for tid in terminals.terminal_ids() if tid not in before]
+        created = [tid for tid in terminals.terminal_ids(agent_only=True) if tid not in before]
         killed = await terminals.kill_unreleased(created)
         if killed:
             count = f"{len(killed)} client terminal{'s' if len(killed) > 1 else ''}"
