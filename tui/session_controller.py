@@ -232,6 +232,7 @@ class SessionController:
         if session.resumed:
             # The replay is over: a call it left unfinished belongs to a turn long gone.
             self.apply(self.conversation.settle_unfinished("unknown"))
+            self.conversation.end_turn()  # and the replayed calls are history
         self._queue_shown()
 
     def fail(self, failure: AgentFailed) -> None:
@@ -260,10 +261,12 @@ class SessionController:
                 self.notice(notice, "warning")
             response = await session.prompt_blocks(prepared.blocks)
             stop_reason = response.stop_reason
-            if stop_reason == "cancelled":
-                # The agent has sent its last updates for the turn: what is still pending or
-                # running will never finish, so it stops spinning.
-                self.apply(self.conversation.settle_unfinished("cancelled"))
+            # The agent has sent its last updates for the turn: what is still pending or
+            # running will never finish, so it stops spinning, and says the agent left it.
+            settled: Literal["cancelled", "unfinished"] = (
+                "cancelled" if stop_reason == "cancelled" else "unfinished"
+            )
+            self.apply(self.conversation.settle_unfinished(settled))
             if stop_reason != "end_turn":
                 self.notice(f"turn ended: {stop_reason}")
             if stop_reason == "cancelled":

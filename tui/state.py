@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui.content_blocks import block_text as block_text  # re-exported: widgets show blocks
+from tui.sanitize import clean_line
 from tui.terminal_meta import apply_terminal_meta
 from tui.terminal_source import TerminalState
 
@@ -91,6 +92,9 @@ class ToolCallEntry:
     # The agent said the command never started (`_meta` `dsh.not_run`: rejected, refused or
     # cancelled first), so a replayed card reads "not run" as the live one did.
     never_ran: bool = False
+    # The stretch of the conversation it belongs to (`Conversation.period`): once that is
+    # over, the card is history, and an update naming its id gets a new card instead.
+    period: int = 0
 
 
 @dataclass(eq=False)
@@ -202,6 +206,9 @@ class Conversation:
         # The last entry of the last finished turn: text chunks no longer merge into it.
         self._closed: Entry | None = None
         self._user_shells = 0
+        # Each prompt turn is a period, and so is each stretch between turns (a load's
+        # replay, updates out of turn): a call of a period that is over is never changed.
+        self.period = 0
 
     def start_session(
         self,
@@ -256,8 +263,10 @@ class Conversation:
 
     def end_turn(self) -> None:
         """The prompt turn is over: a chunk that arrives now (say, after a mode switch) is not
-        part of its reply and starts a message of its own instead of merging into it."""
+        part of its reply and starts a message of its own instead of merging into it. Its
+        calls are history from now on."""
         self._closed = self.entries[-1] if self.entries else None
+        self.period += 1
 
     def notice(
         self, text: str, level: Literal["info", "warning", "error"] = "info"
@@ -265,7 +274,9 @@ class Conversation:
         return self.add(NoticeEntry(text, level))
 
     def add_prompt(self, text: str) -> list[Change]:
-        """A prompt the user typed always opens its own block, even after another prompt."""
+        """A prompt the user typed always opens its own block, even after another prompt,
+        and starts a turn: what came before it is history."""
+        self.period += 1
         return self.add(MessageEntry("user", text))
 
     def add_user_shell(self, command: str, terminal_id: str) -> tuple[ToolCallEntry, list[Change]]:
@@ -281,6 +292,7 @@ class Conversation:
             status="in_progress",
             content=[TerminalToolCallContent(type="terminal", terminal_id=terminal_id)],
             by_user=True,
+            period=self.period,
         )
         self.tool_calls[entry.tool_call_id] = entry
         return entry, self.add(entry)
@@ -352,18 +364,19 @@ class Conversation:
         return self.unsupported(f"update kind {kind!r}")
 
     def settle_unfinished(
-        self, status: Literal["failed", "cancelled", "unknown"] = "failed"
+        self, status: Literal["failed", "cancelled", "unknown", "unfinished"] = "failed"
     ) -> list[Change]:
         """Calls still pending or running that will get no more updates stop spinning.
 
         "failed" when the agent is gone; "cancelled" when a turn ended cancelled (the spec asks
-        the client to mark them so, v1 having no such status); "unknown" when a load replay ends,
-        since a replayed call's last update says nothing about how it ended. Client-side
-        statuses: a later update from the agent still replaces them.
+        the client to mark them so, v1 having no such status); "unfinished" when a turn ended
+        otherwise with calls the agent never finished; "unknown" when a load replay ends,
+        since a replayed call's last update says nothing about how it ended. The user's own
+        `!` commands are not the agent's to leave unfinished: their exit settles them.
         """
         changes: list[Change] = []
         for entry in self.tool_calls.values():
-            if entry.status in ("pending", "in_progress"):
+            if entry.status in ("pending", "in_progress") and not entry.by_user:
                 entry.status = status
                 changes.append(ToolCallChanged(entry, frozenset({"status"})))
         return changes
@@ -373,7 +386,7 @@ class Conversation:
         question, with a full `toolCall`): its card is created from the question, so the call
         is in the transcript while it runs and after a rejection."""
         changes: list[Change] = []
-        if tool_call.tool_call_id not in self.tool_calls:
+        if self._current(tool_call.tool_call_id) is None:
             changes += self.upsert_tool_call(tool_call)
         entry = self.tool_calls[tool_call.tool_call_id]
         entry.permission = "asked"
@@ -387,7 +400,7 @@ class Conversation:
     ) -> list[Change]:
         """A rejected call that is still pending shows as rejected: an agent that asked only
         may never update it again. A later update from the agent still replaces it."""
-        entry = self.tool_calls.get(call_id)
+        entry = self._current(call_id)
         chosen = getattr(response.outcome, "option_id", None)
         kinds = {option.option_id: option.kind for option in options}
         if entry is None:
@@ -409,9 +422,11 @@ class Conversation:
         shown rather than lost.
         """
         changes: list[Change] = []
-        entry = self.tool_calls.get(update.tool_call_id)
+        entry = self._current(update.tool_call_id)
         if entry is None:
-            entry = ToolCallEntry(update.tool_call_id)
+            if update.tool_call_id in self.tool_calls:
+                changes += self._reused(update.tool_call_id)
+            entry = ToolCallEntry(update.tool_call_id, period=self.period)
             self.tool_calls[entry.tool_call_id] = entry
             changes += self.add(entry)
         carried = update.model_fields_set
@@ -432,3 +447,23 @@ class Conversation:
         if changed:
             changes.append(ToolCallChanged(entry, frozenset(changed)))
         return changes
+
+    def _current(self, call_id: str) -> ToolCallEntry | None:
+        """The call of this id in the current period; None when there is none, or when the id
+        names a call whose turn is over (never to be changed again)."""
+        entry = self.tool_calls.get(call_id)
+        if entry is None or entry.period != self.period or entry.by_user:
+            return None
+        return entry
+
+    def _reused(self, call_id: str) -> list[Change]:
+        """An id that names a call of a turn that is over: a new card, and a note saying why."""
+        old = self.tool_calls[call_id]
+        if old.by_user:
+            log.warning("agent named the user's own call id %r", call_id)
+            what = "a command you ran"
+        else:
+            log.info("agent reused the call id %r of an earlier turn", call_id)
+            what = "a call of an earlier turn"
+        shown = clean_line(call_id)[:80]
+        return self.notice(f"the agent reused the id {shown!r} of {what}: shown as a new card")
