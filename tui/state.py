@@ -441,11 +441,18 @@ class Conversation:
                 continue
             setattr(entry, name, value)
             changed.add(name)
-        data = apply_terminal_meta(entry, update.field_meta or {}, changed)
+        ignored: list[str] = []
+        data = apply_terminal_meta(entry, update.field_meta or {}, changed, ignored)
         if data:
             changes.append(TerminalOutput(entry, data))
         if changed:
             changes.append(ToolCallChanged(entry, frozenset(changed)))
+        if ignored:
+            log.warning("ignored out-of-range _meta values: %s", ", ".join(ignored))
+            changes += self.notice(
+                f"ignored out-of-range values in a tool call's _meta: {', '.join(ignored)}",
+                "warning",
+            )
         return changes
 
     def _current(self, call_id: str) -> ToolCallEntry | None:
