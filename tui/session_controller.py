@@ -249,6 +249,10 @@ class SessionController:
         return self.last_session_id if self.agent_can_load else None
 
     async def run_turn(self, session: AgentConnection, text: str) -> None:
+        from acp.exceptions import RequestError
+
+        from tui.agent_text import clean_error
+
         self.turn_running = True
         self._emit(TurnStarted(text))
         terminals = session.client.terminals
@@ -259,7 +263,13 @@ class SessionController:
             self.apply(self.conversation.add_prompt(prepared.shown))
             for notice in prepared.notices:
                 self.notice(notice, "warning")
-            response = await session.prompt_blocks(prepared.blocks)
+            try:
+                response = await session.prompt_blocks(prepared.blocks)
+            except RequestError as error:
+                # An error for this prompt, not the end of the session: the next one may work.
+                self.apply(self.conversation.settle_unfinished("unfinished"))
+                self.notice(f"the agent refused this prompt: {clean_error(error)}", "error")
+                return
             stop_reason = response.stop_reason
             # The agent has sent its last updates for the turn: what is still pending or
             # running will never finish, so it stops spinning, and says the agent left it.

@@ -10,6 +10,7 @@ list k (the last list repeats). Actions:
   {"terminal": {"command": str, "args": [...]?, "toolCallId": str?}}  create, embed, wait, release
   {"read": {"path": str, "line"?: int, "limit"?: int}} / {"write": {"path": str, "content": str}}
   {"sleep": seconds}  {"exit": code}  {"stop": reason}
+  {"error": {"code": int, "message": str}}  answer the prompt with this JSON-RPC error
   {"wait_file": path}  hold the turn until the file exists (or the turn is cancelled): a test
       says when a turn may end, instead of racing a sleep
   {"stream": {"count": N, "text": "w{i} ", "pace"?: seconds, "batch"?: k, "start"?: i0}}
@@ -308,6 +309,8 @@ class ScriptAgent:
             sys.stderr.write("script agent exiting on purpose\n")
             sys.stderr.flush()
             os._exit(action["exit"])
+        elif "error" in action:
+            raise RequestError(action["error"]["code"], action["error"]["message"])
         elif "stop" in action:
             return str(action["stop"])
         return None

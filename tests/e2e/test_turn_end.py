@@ -13,6 +13,7 @@ from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.state import NoticeEntry
 from tui.widgets.card_header import header_text
+from tui.widgets.messages import AgentMessage
 from tui.widgets.prompt import PromptArea
 from tui.widgets.tool_card import ToolCard
 
@@ -55,3 +56,39 @@ async def test_a_call_left_running_settles_and_its_id_reused_later_gets_a_new_ca
         assert (second.title, second.status) == ("second", "completed")
         notes = [e.text for e in app.controller.conversation.entries if isinstance(e, NoticeEntry)]
         assert any("reused the id 'pending'" in note for note in notes), notes
+
+
+async def test_a_prompt_the_agent_refuses_is_a_notice_and_the_session_carries_on(
+    tmp_path: Path,
+) -> None:
+    script = {
+        "prompts": [
+            [{"error": {"code": -32602, "message": "the prompt is not valid Unicode"}}],
+            [{"echo": "echo: "}],
+        ]
+    }
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    agent = [sys.executable, str(HERE / "script_agent.py"), str(tmp_path / "script.json")]
+    config = AppConfig(shlex.join(agent), tmp_path, log_dir=tmp_path / "logs")
+    app = watch_turns(DshApp(config))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        app.query_one(PromptArea).load("one")
+        await pilot.press("enter")
+
+        def notes() -> list[str]:
+            entries = app.controller.conversation.entries
+            return [e.text for e in entries if isinstance(e, NoticeEntry)]
+
+        await wait_until(pilot, lambda: any("refused this prompt" in n for n in notes()))
+        assert any("not valid Unicode" in note for note in notes()), notes()
+        assert app.controller.failure is None and app.controller.session is not None
+        await wait_until(pilot, lambda: not app.controller.turn_running)
+        app.query_one(PromptArea).load("two")
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any(m.source == "echo: two" for m in app.query(AgentMessage)),
+            timeout=30,
+        )
+        assert app.controller.failure is None
