@@ -514,6 +514,16 @@ class GuardedTransport(LineTransport):
             return None
         method = message.get("method")
         if not isinstance(method, str):
+            if message.get("id") is None and isinstance(message.get("error"), dict):
+                # No request of ours has a null id: the client refused a notification (a
+                # strict one validating a session/update it does not know). Said, not lost.
+                error = message["error"]
+                log.warning(
+                    "the client answered a notification with error %r: %r",
+                    error.get("code"),
+                    str(error.get("message"))[:500],
+                )
+                return None
             return message  # a response to one of our requests
         if method in _UNROUTED:
             # The SDK's router has no route for it: dispatch it as our extension method.

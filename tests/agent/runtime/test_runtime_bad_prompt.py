@@ -51,3 +51,22 @@ async def test_a_prompt_with_a_lone_surrogate_is_refused_and_the_next_one_works(
         answer = await dsh.response(5, timeout=60)
         assert answer.get("result", {}).get("stopReason") == "end_turn", answer
         assert dsh.process.returncode is None
+
+
+async def test_a_clients_error_answer_to_a_notification_is_logged(tmp_path: Path) -> None:
+    """A strict client answers a session/update it cannot validate with an error and a null
+    id: dsh-agent logs it (and carries on) instead of dropping it unseen."""
+    async with agent(tmp_path) as dsh:
+        await dsh.initialize()
+        await dsh.send(
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32602, "message": "Invalid params: session_info_update"},
+            }
+        )
+        await dsh.initialize(request_id=7)  # still answering
+        assert dsh.process.returncode is None
+    log = (tmp_path / "agent-stderr.log").read_text()
+    assert "answered a notification with error -32602" in log, log
+    assert "session_info_update" in log
