@@ -310,6 +310,10 @@ class SessionController:
         self.apply(self.conversation.apply(update))
 
     def on_unsupported(self, session_id: str, what: str) -> None:
+        if not session_id:
+            # The connection's own note about a refused message: a whole sentence already.
+            self.notice(what, "warning")
+            return
         self.apply(self.conversation.unsupported(what))
 
     async def ask_permission(

@@ -1,0 +1,24 @@
+"""The notes about what the client did not show read as one sentence each."""
+
+from __future__ import annotations
+
+from tui.connection.wire import unsupported_parts
+from tui.session_controller import SessionController
+from tui.state import NoticeEntry
+
+
+def test_an_update_with_no_kind_is_called_malformed_not_kind_none() -> None:
+    for update in ({"content": {"type": "text", "text": "x"}}, {"sessionUpdate": None}):
+        message = {"method": "session/update", "params": {"sessionId": "s", "update": update}}
+        assert unsupported_parts(message) == ["malformed session/update (it names no kind)"]
+
+
+def test_the_connections_own_note_is_shown_as_it_is_said() -> None:
+    controller = SessionController()
+    controller.on_unsupported("", "malformed message from the agent (not shown): not JSON")
+    controller.on_unsupported("s1", "update kind 'hologram'")
+    texts = [e.text for e in controller.conversation.entries if isinstance(e, NoticeEntry)]
+    assert texts == [
+        "malformed message from the agent (not shown): not JSON",
+        "unsupported update kind 'hologram' (not shown)",
+    ]
