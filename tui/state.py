@@ -253,7 +253,10 @@ class Conversation:
             offered = self.offered_models
             if offered is None or offered.current is None:
                 return None
-            return dict(offered.choices).get(offered.current)  # a name, never the raw id
+            # Its name; a current model missing from the agent's own list is still a model:
+            # its id, cleaned like any agent text.
+            name = dict(offered.choices).get(offered.current)
+            return name if name is not None else clean_line(offered.current)[:80] or None
         current = option.current_value
         return dict(select_choices(option)).get(current, str(current))
 

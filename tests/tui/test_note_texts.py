@@ -22,3 +22,13 @@ def test_the_connections_own_note_is_shown_as_it_is_said() -> None:
         "malformed message from the agent (not shown): not JSON",
         "unsupported update kind 'hologram' (not shown)",
     ]
+
+
+def test_a_current_model_missing_from_the_agents_list_is_still_named() -> None:
+    from tui.state import Conversation, OfferedModels
+
+    conversation = Conversation()
+    conversation.start_session(None, [], OfferedModels("gpt-x\x1b[31m", (("a", "Model A"),)))
+    assert conversation.model_name == "gpt-x"  # cleaned: no escape sequence
+    conversation.model_chosen("a")
+    assert conversation.model_name == "Model A"
