@@ -209,6 +209,9 @@ class Conversation:
         # Each prompt turn is a period, and so is each stretch between turns (a load's
         # replay, updates out of turn): a call of a period that is over is never changed.
         self.period = 0
+        # After a turn has ended and before the next prompt: each chunk the agent sends then
+        # (a mode switch's message, say) stands alone, never glued to the one before.
+        self._between_turns = False
 
     def start_session(
         self,
@@ -270,6 +273,7 @@ class Conversation:
         calls are history from now on."""
         self._closed = self.entries[-1] if self.entries else None
         self.period += 1
+        self._between_turns = True
 
     def notice(
         self, text: str, level: Literal["info", "warning", "error"] = "info"
@@ -280,6 +284,7 @@ class Conversation:
         """A prompt the user typed always opens its own block, even after another prompt,
         and starts a turn: what came before it is history."""
         self.period += 1
+        self._between_turns = False
         return self.add(MessageEntry("user", text))
 
     def add_user_shell(self, command: str, terminal_id: str) -> tuple[ToolCallEntry, list[Change]]:
@@ -316,6 +321,8 @@ class Conversation:
             last.append(text)
             return [TextAppended(last, text)]
         entry = MessageEntry(role, text)
+        if self._between_turns:
+            self._closed = entry
         return self.add(entry)
 
     def apply(self, update: Any) -> list[Change]:

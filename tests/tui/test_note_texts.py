@@ -32,3 +32,31 @@ def test_a_current_model_missing_from_the_agents_list_is_still_named() -> None:
     assert conversation.model_name == "gpt-x"  # cleaned: no escape sequence
     conversation.model_chosen("a")
     assert conversation.model_name == "Model A"
+
+
+def test_two_chunks_out_of_turn_are_two_messages_not_one_line() -> None:
+    from acp.schema import AgentMessageChunk, TextContentBlock
+
+    from tui.state import Conversation, MessageEntry
+
+    def chunk(text: str) -> AgentMessageChunk:
+        block = TextContentBlock(type="text", text=text)
+        return AgentMessageChunk(session_update="agent_message_chunk", content=block)
+
+    conversation = Conversation()
+    conversation.apply(chunk("replayed "))  # a load's replay still merges its chunks
+    conversation.apply(chunk("history"))
+    conversation.end_turn()
+    conversation.apply(chunk("[MODE_UPDATE] autoEdit"))
+    conversation.apply(chunk("[MODE_UPDATE] yolo"))
+    conversation.add_prompt("go")
+    conversation.apply(chunk("in "))
+    conversation.apply(chunk("turn"))
+    texts = [e.text for e in conversation.entries if isinstance(e, MessageEntry)]
+    assert texts == [
+        "replayed history",
+        "[MODE_UPDATE] autoEdit",
+        "[MODE_UPDATE] yolo",
+        "go",
+        "in turn",
+    ]
