@@ -132,6 +132,22 @@ class AgentConfig:
     session_dir: Path = field(default_factory=default_session_dir)
 
 
+def encodable(value: object) -> bool:
+    """Whether every string in `value` (a dumped content block) encodes as UTF-8: JSON can
+    carry a lone surrogate as an escape, but no file, log or reply can hold it."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(encodable(key) and encodable(item) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return all(encodable(item) for item in value)
+    return True
+
+
 def invalid_params(message: str, **data: Any) -> RequestError:
     """-32602 whose message itself says what is wrong (clients often show only the message)."""
     return RequestError(-32602, message, data or None)
@@ -361,6 +377,12 @@ class DshAgent(Agent):
         self, session_id: str, prompt: list[PromptBlock], **kwargs: Any
     ) -> PromptResponse:
         session = self._session(session_id)
+        if not all(encodable(block.model_dump()) for block in prompt):
+            # Refused before anything is logged or run: this prompt fails, the session stays.
+            raise invalid_params(
+                "the prompt is not valid Unicode (it holds a lone surrogate, as a file name "
+                "that is not UTF-8 decodes to)"
+            )
         try:
             text, attachments = prompt_parts(prompt, session.cwd)
         except UnsupportedContent as error:
@@ -512,6 +534,16 @@ class GuardedTransport(LineTransport):
             return None
         method = message.get("method")
         if not isinstance(method, str):
+            if message.get("id") is None and isinstance(message.get("error"), dict):
+                # No request of ours has a null id: the client refused a notification (a
+                # strict one validating a session/update it does not know). Said, not lost.
+                error = message["error"]
+                log.warning(
+                    "the client answered a notification with error %r: %r",
+                    error.get("code"),
+                    str(error.get("message"))[:500],
+                )
+                return None
             return message  # a response to one of our requests
         if method in _UNROUTED:
             # The SDK's router has no route for it: dispatch it as our extension method.

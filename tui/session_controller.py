@@ -288,6 +288,7 @@ class SessionController:
         if session.resumed:
             # The replay is over: a call it left unfinished belongs to a turn long gone.
             self.apply(self.conversation.settle_unfinished("unknown"))
+            self.conversation.end_turn()  # and the replayed calls are history
         self._queue_shown()
 
     def fail(self, failure: AgentFailed) -> None:
@@ -329,6 +330,10 @@ class SessionController:
             self.notice(f"prompt not sent: {error}", "error")
 
     async def run_turn(self, session: AgentConnection, text: str) -> None:
+        from acp.exceptions import RequestError
+
+        from tui.agent_text import clean_error
+
         self.turn_running = True
         self._emit(TurnStarted(text))
         terminals = session.client.terminals
@@ -339,12 +344,20 @@ class SessionController:
             self.apply(self.conversation.add_prompt(prepared.shown))
             for notice in prepared.notices:
                 self.notice(notice, "warning")
-            response = await session.prompt_blocks(prepared.blocks)
+            try:
+                response = await session.prompt_blocks(prepared.blocks)
+            except RequestError as error:
+                # An error for this prompt, not the end of the session: the next one may work.
+                self.apply(self.conversation.settle_unfinished("unfinished"))
+                self.notice(f"the agent refused this prompt: {clean_error(error)}", "error")
+                return
             stop_reason = response.stop_reason
-            if stop_reason == "cancelled":
-                # The agent has sent its last updates for the turn: what is still pending or
-                # running will never finish, so it stops spinning.
-                self.apply(self.conversation.settle_unfinished("cancelled"))
+            # The agent has sent its last updates for the turn: what is still pending or
+            # running will never finish, so it stops spinning, and says the agent left it.
+            settled: Literal["cancelled", "unfinished"] = (
+                "cancelled" if stop_reason == "cancelled" else "unfinished"
+            )
+            self.apply(self.conversation.settle_unfinished(settled))
             if stop_reason != "end_turn":
                 self.notice(f"turn ended: {stop_reason}")
             if stop_reason == "cancelled":
@@ -359,7 +372,7 @@ class SessionController:
         """A cancelled turn's client terminals that the agent did not release are killed: an
         agent that never calls terminal/kill or terminal/release would leave their commands
         running, unseen, until dsh-tui quits."""
-        created = [tid for tid in terminals.terminal_ids() if tid not in before]
+        created = [tid for tid in terminals.terminal_ids(agent_only=True) if tid not in before]
         killed = await terminals.kill_unreleased(created)
         if killed:
             count = f"{len(killed)} client terminal{'s' if len(killed) > 1 else ''}"
@@ -378,6 +391,10 @@ class SessionController:
         self.apply(self.conversation.apply(update))
 
     def on_unsupported(self, session_id: str, what: str) -> None:
+        if not session_id:
+            # The connection's own note about a refused message: a whole sentence already.
+            self.notice(what, "warning")
+            return
         self.apply(self.conversation.unsupported(what))
 
     async def ask_permission(

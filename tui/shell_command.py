@@ -2,7 +2,8 @@
 
 The command runs in a client terminal of the session's `TerminalManager` (so on a pty, like
 the agent's terminals, and killed with them on quit) and shows as a terminal card marked
-"run by you". The agent is not asked and not told: nothing of it goes into `session/prompt`.
+"run by you". The agent is not asked and not told: nothing of it goes into `session/prompt`,
+and its terminal is outside the agent's namespace (`terminal/*` for its id is refused).
 Esc kills what still runs. No Textual here, only asyncio.
 """
 
@@ -49,7 +50,7 @@ class UserShells:
             return
         terminals = session.client.terminals
         try:
-            terminal_id = await terminals.create(command)
+            terminal_id = await terminals.create(command, by_user=True)
         except (TerminalError, ValueError) as error:
             controller.notice(f"! {command}: {error}", "error")
             return

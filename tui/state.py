@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui.content_blocks import block_text as block_text  # re-exported: widgets show blocks
+from tui.sanitize import clean_line
 from tui.terminal_meta import apply_terminal_meta
 from tui.terminal_source import TerminalState
 
@@ -94,6 +95,9 @@ class ToolCallEntry:
     # From a loaded session's history or a replay: the files on disk are today's, not the
     # ones the call saw, so its diffs are numbered only from what the wire carries.
     wire_only: bool = False
+    # The stretch of the conversation it belongs to (`Conversation.period`): once that is
+    # over, the card is history, and an update naming its id gets a new card instead.
+    period: int = 0
 
 
 @dataclass(eq=False)
@@ -208,6 +212,12 @@ class Conversation:
         # True while updates are history (before a session opened, in a replay): the calls
         # they create are `wire_only`.
         self.wire_only = False
+        # Each prompt turn is a period, and so is each stretch between turns (a load's
+        # replay, updates out of turn): a call of a period that is over is never changed.
+        self.period = 0
+        # After a turn has ended and before the next prompt: each chunk the agent sends then
+        # (a mode switch's message, say) stands alone, never glued to the one before.
+        self._between_turns = False
 
     def start_session(
         self,
@@ -252,7 +262,10 @@ class Conversation:
             offered = self.offered_models
             if offered is None or offered.current is None:
                 return None
-            return dict(offered.choices).get(offered.current)  # a name, never the raw id
+            # Its name; a current model missing from the agent's own list is still a model:
+            # its id, cleaned like any agent text.
+            name = dict(offered.choices).get(offered.current)
+            return name if name is not None else clean_line(offered.current)[:80] or None
         current = option.current_value
         return dict(select_choices(option)).get(current, str(current))
 
@@ -262,8 +275,11 @@ class Conversation:
 
     def end_turn(self) -> None:
         """The prompt turn is over: a chunk that arrives now (say, after a mode switch) is not
-        part of its reply and starts a message of its own instead of merging into it."""
+        part of its reply and starts a message of its own instead of merging into it. Its
+        calls are history from now on."""
         self._closed = self.entries[-1] if self.entries else None
+        self.period += 1
+        self._between_turns = True
 
     def notice(
         self, text: str, level: Literal["info", "warning", "error"] = "info"
@@ -271,7 +287,10 @@ class Conversation:
         return self.add(NoticeEntry(text, level))
 
     def add_prompt(self, text: str) -> list[Change]:
-        """A prompt the user typed always opens its own block, even after another prompt."""
+        """A prompt the user typed always opens its own block, even after another prompt,
+        and starts a turn: what came before it is history."""
+        self.period += 1
+        self._between_turns = False
         return self.add(MessageEntry("user", text))
 
     def add_user_shell(self, command: str, terminal_id: str) -> tuple[ToolCallEntry, list[Change]]:
@@ -287,6 +306,7 @@ class Conversation:
             status="in_progress",
             content=[TerminalToolCallContent(type="terminal", terminal_id=terminal_id)],
             by_user=True,
+            period=self.period,
         )
         self.tool_calls[entry.tool_call_id] = entry
         return entry, self.add(entry)
@@ -307,6 +327,8 @@ class Conversation:
             last.append(text)
             return [TextAppended(last, text)]
         entry = MessageEntry(role, text)
+        if self._between_turns:
+            self._closed = entry
         return self.add(entry)
 
     def apply(self, update: Any) -> list[Change]:
@@ -358,18 +380,19 @@ class Conversation:
         return self.unsupported(f"update kind {kind!r}")
 
     def settle_unfinished(
-        self, status: Literal["failed", "cancelled", "unknown"] = "failed"
+        self, status: Literal["failed", "cancelled", "unknown", "unfinished"] = "failed"
     ) -> list[Change]:
         """Calls still pending or running that will get no more updates stop spinning.
 
         "failed" when the agent is gone; "cancelled" when a turn ended cancelled (the spec asks
-        the client to mark them so, v1 having no such status); "unknown" when a load replay ends,
-        since a replayed call's last update says nothing about how it ended. Client-side
-        statuses: a later update from the agent still replaces them.
+        the client to mark them so, v1 having no such status); "unfinished" when a turn ended
+        otherwise with calls the agent never finished; "unknown" when a load replay ends,
+        since a replayed call's last update says nothing about how it ended. The user's own
+        `!` commands are not the agent's to leave unfinished: their exit settles them.
         """
         changes: list[Change] = []
         for entry in self.tool_calls.values():
-            if entry.status in ("pending", "in_progress"):
+            if entry.status in ("pending", "in_progress") and not entry.by_user:
                 entry.status = status
                 changes.append(ToolCallChanged(entry, frozenset({"status"})))
         return changes
@@ -379,7 +402,7 @@ class Conversation:
         question, with a full `toolCall`): its card is created from the question, so the call
         is in the transcript while it runs and after a rejection."""
         changes: list[Change] = []
-        if tool_call.tool_call_id not in self.tool_calls:
+        if self._current(tool_call.tool_call_id) is None:
             changes += self.upsert_tool_call(tool_call)
         entry = self.tool_calls[tool_call.tool_call_id]
         entry.permission = "asked"
@@ -393,7 +416,7 @@ class Conversation:
     ) -> list[Change]:
         """A rejected call that is still pending shows as rejected: an agent that asked only
         may never update it again. A later update from the agent still replaces it."""
-        entry = self.tool_calls.get(call_id)
+        entry = self._current(call_id)
         chosen = getattr(response.outcome, "option_id", None)
         kinds = {option.option_id: option.kind for option in options}
         if entry is None:
@@ -415,9 +438,11 @@ class Conversation:
         shown rather than lost.
         """
         changes: list[Change] = []
-        entry = self.tool_calls.get(update.tool_call_id)
+        entry = self._current(update.tool_call_id)
         if entry is None:
-            entry = ToolCallEntry(update.tool_call_id, wire_only=self.wire_only)
+            if update.tool_call_id in self.tool_calls:
+                changes += self._reused(update.tool_call_id)
+            entry = ToolCallEntry(update.tool_call_id, period=self.period, wire_only=self.wire_only)
             self.tool_calls[entry.tool_call_id] = entry
             changes += self.add(entry)
         carried = update.model_fields_set
@@ -432,7 +457,8 @@ class Conversation:
                 continue
             setattr(entry, name, value)
             changed.add(name)
-        data = apply_terminal_meta(entry, update.field_meta or {}, changed)
+        ignored: list[str] = []
+        data = apply_terminal_meta(entry, update.field_meta or {}, changed, ignored)
         if (update.field_meta or {}).get("dsh.cancelled") is True and entry.status == "failed":
             # dsh-agent's mark for a call its turn's cancel stopped: v1 has no such status.
             entry.status = "cancelled"
@@ -441,4 +467,30 @@ class Conversation:
             changes.append(TerminalOutput(entry, data))
         if changed:
             changes.append(ToolCallChanged(entry, frozenset(changed)))
+        if ignored:
+            log.warning("ignored out-of-range _meta values: %s", ", ".join(ignored))
+            changes += self.notice(
+                f"ignored out-of-range values in a tool call's _meta: {', '.join(ignored)}",
+                "warning",
+            )
         return changes
+
+    def _current(self, call_id: str) -> ToolCallEntry | None:
+        """The call of this id in the current period; None when there is none, or when the id
+        names a call whose turn is over (never to be changed again)."""
+        entry = self.tool_calls.get(call_id)
+        if entry is None or entry.period != self.period or entry.by_user:
+            return None
+        return entry
+
+    def _reused(self, call_id: str) -> list[Change]:
+        """An id that names a call of a turn that is over: a new card, and a note saying why."""
+        old = self.tool_calls[call_id]
+        if old.by_user:
+            log.warning("agent named the user's own call id %r", call_id)
+            what = "a command you ran"
+        else:
+            log.info("agent reused the call id %r of an earlier turn", call_id)
+            what = "a call of an earlier turn"
+        shown = clean_line(call_id)[:80]
+        return self.notice(f"the agent reused the id {shown!r} of {what}: shown as a new card")

@@ -9,23 +9,40 @@ facts of the terminal, shown as badges, instead of output. Pure Python, no Textu
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from tui.terminal_source import TerminalState
 
 if TYPE_CHECKING:
     from tui.state import ToolCallEntry
 
-# The bash tool's closing marker lines (agent/tools/bash.py `render_output`).
-EXIT_MARKER = re.compile(r"\[exit code: (\d+)\]")
+# The bash tool's closing marker lines (agent/tools/bash.py `render_output`). Their numbers
+# are bounded in length: a longer one is no marker of ours and stays output, as it came.
+EXIT_MARKER = re.compile(r"\[exit code: (\d{1,10})\]")
 SIGNAL_MARKER = re.compile(r"\[killed by signal: [^\]\n]+\]")
-TIMEOUT_MARKER = re.compile(r"\[timed out after (\d+)ms\]")
-TRUNCATED_MARKER = re.compile(r"\[output truncated; kept the last (\d+) bytes of ([^\]\n]+)\]")
+TIMEOUT_MARKER = re.compile(r"\[timed out after (\d{1,13})ms\]")
+TRUNCATED_MARKER = re.compile(r"\[output truncated; kept the last (\d{1,19}) bytes of ([^\]\n]+)\]")
+# What a value in `_meta` may be: an exit code as the spec's (a uint32), a duration of up to
+# about 30 years. Anything beyond is ignored (and said, once per update), not shown.
+MAX_EXIT_CODE = 2**32 - 1
+MAX_DURATION_MS = 10**12
 
 
-def apply_terminal_meta(entry: ToolCallEntry, meta: dict[str, Any], changed: set[str]) -> str:
+def in_range(value: object, high: int) -> TypeGuard[int]:
+    """An int from 0 to `high` (a bool is no number here)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= high
+
+
+def apply_terminal_meta(
+    entry: ToolCallEntry,
+    meta: dict[str, Any],
+    changed: set[str],
+    ignored: list[str] | None = None,
+) -> str:
     """Take an update's `_meta` into `entry`'s display terminal, adding the names of what
-    changed to `changed`. Returns the output data it appended ("" for none)."""
+    changed to `changed`, and those of numbers out of range to `ignored`. Returns the output
+    data it appended ("" for none)."""
+    ignored = [] if ignored is None else ignored
     appended = ""
     if meta.get("dsh.not_run") is True and not entry.never_ran:
         entry.never_ran = True
@@ -53,12 +70,16 @@ def apply_terminal_meta(entry: ToolCallEntry, meta: dict[str, Any], changed: set
         terminal = terminal_for(entry, exit_info.get("terminal_id"))
         code = exit_info.get("exit_code")
         sig = exit_info.get("signal")
-        terminal.exit_code = code if isinstance(code, int) else None
+        if isinstance(code, int) and not in_range(code, MAX_EXIT_CODE):
+            ignored.append("terminal_exit.exit_code")
+        terminal.exit_code = code if in_range(code, MAX_EXIT_CODE) else None
         terminal.signal = sig if isinstance(sig, str) else None
         terminal.exited = True
         duration = meta.get("dsh.duration_ms")
-        if isinstance(duration, int) and not isinstance(duration, bool) and duration >= 0:
+        if in_range(duration, MAX_DURATION_MS):
             terminal.duration_s = duration / 1000
+        elif isinstance(duration, int) and not isinstance(duration, bool):
+            ignored.append("dsh.duration_ms")
         changed.add("terminal")
     return appended
 

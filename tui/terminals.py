@@ -12,7 +12,12 @@ An agent asks the client to run a command (`terminal/create`), polls or waits fo
   generous cap), dropping from the head at a UTF-8 boundary.
 * Kill reaches the whole tree, background children and double-forked daemons included
   (tui/process_tree.py): SIGTERM, then SIGKILL after a grace period.
-* At most MAX_LIVE_TERMINALS terminals are open (created and not released) at once.
+* At most MAX_LIVE_TERMINALS terminals are open (created and not released) at once, for the
+  agent and, apart, for the user; a create takes its place before it awaits the spawn, so
+  concurrent creates cannot all pass the count.
+* The user's own terminals (`!` commands, `create(..., by_user=True)`) have ids of their own
+  (`user-N`) and are not the agent's: `agent_owns` tells the two apart, and the ACP client
+  answers any `terminal/*` request for an id the agent did not create as for an unknown one.
 * After `release` the id is invalid for `terminal/*`, but the output stays readable through
   `subscribe` (with replay) and `info`, because tool-call cards keep showing it. Released
   terminals that nothing subscribes to keep at most `released_bytes_limit` bytes in all: the
@@ -127,7 +132,12 @@ class TerminalManager:
         self.clock = clock
         self._id_prefix = id_prefix
         self._counter = 0
+        self._user_counter = 0
         self._terms: dict[str, TerminalProcess] = {}
+        # The ids of the user's own terminals: never the agent's to read, wait for or stop.
+        self._user_ids: set[str] = set()
+        # Places taken by creates still spawning, per owner (True: the user's).
+        self._reserved = {False: 0, True: 0}
         self.max_live = MAX_LIVE_TERMINALS
         self._token = secrets.token_hex(8)
         self._trees = ProcessTrees(
@@ -142,6 +152,8 @@ class TerminalManager:
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         output_byte_limit: int | None = None,
+        *,
+        by_user: bool = False,
     ) -> str:
         """Start `command` and return its terminal id (`terminal/create`).
 
@@ -150,15 +162,36 @@ class TerminalManager:
         on top of this process's environment (ACP's `[{name, value}]` list becomes a dict).
         The retained output is capped at `output_byte_limit` bytes, and never more than
         `max_buffer_bytes` (then `truncated` is reported, as for the agent's own limit).
+        `by_user`: a `!` command of the user's, in its own id space and its own count.
         """
         if not command or command.isspace():
             raise ValueError("command must not be empty")
-        live = sum(1 for term in self._terms.values() if not term.released)
+        live = self._reserved[by_user] + sum(
+            1
+            for term in self._terms.values()
+            if not term.released and (term.id in self._user_ids) == by_user
+        )
         if live >= self.max_live:
             raise TerminalError(
                 f"too many terminals: {live} are open, the limit is {self.max_live}; "
                 "release finished ones (terminal/release) before creating more"
             )
+        # The place is taken now, before anything awaits: concurrent creates see it.
+        self._reserved[by_user] += 1
+        try:
+            return await self._start(command, args, env, cwd, output_byte_limit, by_user)
+        finally:
+            self._reserved[by_user] -= 1
+
+    async def _start(
+        self,
+        command: str,
+        args: Sequence[str] | None,
+        env: Mapping[str, str] | None,
+        cwd: str | os.PathLike[str] | None,
+        output_byte_limit: int | None,
+        by_user: bool,
+    ) -> str:
         if output_byte_limit is not None and output_byte_limit < 0:
             raise ValueError("outputByteLimit must not be negative")
         base = self.default_cwd or os.getcwd()
@@ -173,8 +206,12 @@ class TerminalManager:
         limit = self.max_buffer_bytes
         if output_byte_limit is not None:
             limit = min(output_byte_limit, limit)
-        self._counter += 1
-        terminal_id = f"{self._id_prefix}{self._counter}"
+        if by_user:
+            self._user_counter += 1
+            terminal_id = f"user-{self._user_counter}"
+        else:
+            self._counter += 1
+            terminal_id = f"{self._id_prefix}{self._counter}"
         term = TerminalProcess(terminal_id, command, arg_list, argv, via_shell, run_cwd, limit)
         term.started_at = self.clock()
         marker = f"{self._token}/{terminal_id}"
@@ -183,6 +220,8 @@ class TerminalManager:
         else:
             await spawn(term, env or {}, marker)
         self._terms[terminal_id] = term
+        if by_user:
+            self._user_ids.add(terminal_id)
         term.watch = asyncio.create_task(self._watch(term), name=f"{terminal_id}-watch")
         return terminal_id
 
@@ -280,8 +319,19 @@ class TerminalManager:
         term = self._terms.get(terminal_id)
         return None if term is None else (term.text(), term.exit_status)
 
-    def terminal_ids(self, *, include_released: bool = False) -> list[str]:
-        return [t.id for t in self._terms.values() if include_released or not t.released]
+    def agent_owns(self, terminal_id: str) -> bool:
+        """Whether the agent created the id (released or not): the user's `!` terminals are
+        outside its namespace, as are ids nobody created."""
+        return self.knows(terminal_id) and terminal_id not in self._user_ids
+
+    def terminal_ids(
+        self, *, include_released: bool = False, agent_only: bool = False
+    ) -> list[str]:
+        return [
+            t.id
+            for t in self._terms.values()
+            if (include_released or not t.released) and not (agent_only and t.id in self._user_ids)
+        ]
 
     def _limit_released(self) -> None:
         """Keep at most `released_bytes_limit` bytes of output for released terminals that no

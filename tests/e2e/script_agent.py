@@ -10,6 +10,7 @@ list k (the last list repeats). Actions:
   {"terminal": {"command": str, "args": [...]?, "toolCallId": str?}}  create, embed, wait, release
   {"read": {"path": str, "line"?: int, "limit"?: int}} / {"write": {"path": str, "content": str}}
   {"sleep": seconds}  {"exit": code}  {"stop": reason}
+  {"error": {"code": int, "message": str}}  answer the prompt with this JSON-RPC error
   {"wait_file": path}  hold the turn until the file exists (or the turn is cancelled): a test
       says when a turn may end, instead of racing a sleep
   {"stream": {"count": N, "text": "w{i} ", "pace"?: seconds, "batch"?: k, "start"?: i0}}
@@ -17,6 +18,9 @@ list k (the last list repeats). Actions:
       after every `batch` of them
   {"big": {"bytes": N, "text"?: str}}  one message chunk of N characters (`text` repeated)
   {"echo": prefix}  a message: prefix followed by the prompt's text
+  {"probe": {"ids_file": path}}  for each id in the JSON list in the file: terminal/output,
+      terminal/kill, terminal/wait_for_exit and terminal/release, each said as a message
+      `probe METHOD ID: ok RESULT` or `probe METHOD ID: error CODE`
   {"touch": path}   create the file: tells a test that every action before it was sent
   {"blocks": prefix}  a message: prefix, then one line per content block of the prompt
       (`text`, `resource URI (N chars)` or `resource_link URI`)
@@ -365,6 +369,18 @@ class ScriptAgent:
             await self.say(sid, f"{action['echo']}{self.prompt_text}")
         elif "blocks" in action:
             await self.say(sid, action["blocks"] + "\n".join(self.prompt_blocks))
+        elif "probe" in action:
+            with open(action["probe"]["ids_file"], encoding="utf-8") as handle:
+                ids = json.load(handle)
+            for tid in ids:
+                for method in ("output", "kill", "wait_for_exit", "release"):
+                    params = {"sessionId": sid, "terminalId": tid}
+                    try:
+                        result = await self.raw.send_request(f"terminal/{method}", params)
+                        said = f"ok {json.dumps(result, sort_keys=True)}"
+                    except RequestError as error:
+                        said = f"error {error.code}"
+                    await self.say(sid, f"probe terminal/{method} {tid}: {said}\n")
         elif "touch" in action:
             with open(action["touch"], "a", encoding="utf-8"):
                 pass
@@ -372,6 +388,8 @@ class ScriptAgent:
             sys.stderr.write("script agent exiting on purpose\n")
             sys.stderr.flush()
             os._exit(action["exit"])
+        elif "error" in action:
+            raise RequestError(action["error"]["code"], action["error"]["message"])
         elif "stop" in action:
             return str(action["stop"])
         return None

@@ -162,12 +162,20 @@ async def settled(app: DshApp, pilot: Any) -> None:
 
 
 def test_transcript(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
-    """A prompt, a collapsed thought, a reply, generic cards in every status, the plan and usage."""
-    app = script_app(tmp_path, {**SETTINGS, "prompts": [TRANSCRIPT]})
+    """A prompt, a collapsed thought, a reply, generic cards in every status, the plan and usage.
+
+    The turn is held open: once a turn ends, the calls it left pending or running are settled,
+    so only a turn that is still on shows them so."""
+    sent, held = tmp_path / "sent", tmp_path / "held"
+    held_turn = [*TRANSCRIPT, {"touch": str(sent)}, {"wait_file": str(held)}]
+    app = script_app(tmp_path, {**SETTINGS, "prompts": [held_turn]})
 
     async def run(pilot: Any) -> None:
         await prompt(app, pilot)
-        await settled(app, pilot)
+        await wait_until(pilot, sent.exists)
+        await wait_until(pilot, lambda: app.controller.conversation.usage is not None)  # the last
+        await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
+        await settle_cards(pilot, app.controller.conversation, app.query_one(ConversationView))
 
     assert snap_compare(app, terminal_size=(100, 60), run_before=run)
 

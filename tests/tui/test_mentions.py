@@ -330,3 +330,22 @@ def test_embedded_context_is_used_only_when_the_agent_advertised_it() -> None:
     assert not embeds_context(init({}))
     assert not embeds_context(init(None))
     assert not embeds_context(None)
+
+
+def test_a_file_name_that_is_not_utf8_is_not_attached_and_never_sent(workspace: Path) -> None:
+    """`os.listdir` gives such a name with a surrogate escape, which JSON cannot carry: the
+    mention gets a clear notice, the prompt's text says U+FFFD, and every block encodes."""
+    name = os.fsdecode(b"bad\xff.txt")
+    (workspace / name).write_text("x\n")
+    prepared = build_prompt(
+        f"look at @{name} and @notes.md", workspace, ConfinedFs([workspace]), embedded=True
+    )
+    assert prepared.notices == ["@bad\\xff.txt: the file name is not UTF-8: not attached"]
+    assert [b.type for b in prepared.blocks] == ["text", "resource"]
+    first = prepared.blocks[0]
+    assert (
+        isinstance(first, TextContentBlock) and first.text == "look at @bad\ufffd.txt and @notes.md"
+    )
+    for block in prepared.blocks:
+        block.model_dump_json().encode("utf-8")
+    prepared.shown.encode("utf-8")

@@ -485,6 +485,34 @@ async def test_live_terminals_are_capped(mgr: TerminalManager) -> None:
     assert MAX_LIVE_TERMINALS == 64
 
 
+async def test_concurrent_creates_cannot_pass_the_cap(mgr: TerminalManager) -> None:
+    """The place is taken before the spawn awaits: 100 creates at once get exactly the cap."""
+    mgr.max_live = 8
+    results = await asyncio.gather(
+        *(mgr.create("sleep", ["30"]) for _ in range(100)), return_exceptions=True
+    )
+    created = [result for result in results if isinstance(result, str)]
+    refused = [result for result in results if isinstance(result, TerminalError)]
+    assert (len(created), len(refused)) == (8, 92)
+    assert len(mgr.terminal_ids()) == 8
+    # A create that fails to start gives its place back.
+    await mgr.release(created[0])
+    with pytest.raises(TerminalSpawnError):
+        await mgr.create("true", cwd="no-such-dir")
+    await mgr.create("true")
+
+
+async def test_the_users_terminals_are_not_the_agents(mgr: TerminalManager) -> None:
+    """`!` commands get ids of their own, outside the agent's, and a count of their own."""
+    mgr.max_live = 2
+    agent = [await mgr.create("sleep", ["30"]) for _ in range(2)]
+    user = await mgr.create("sleep", ["30"], by_user=True)  # the agent's cap is full
+    assert agent == ["term-1", "term-2"] and user == "user-1"
+    assert [mgr.agent_owns(tid) for tid in (*agent, user, "term-9")] == [True, True, False, False]
+    assert mgr.knows(user)
+    assert mgr.terminal_ids(agent_only=True) == agent
+
+
 async def test_close_all_scans_proc_once_not_once_per_terminal(
     mgr: TerminalManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -81,9 +81,13 @@ def fs_error(error: FsError, path: str) -> RequestError:
 
 
 @contextmanager
-def terminal_errors(terminal_id: str) -> Iterator[None]:
-    """An unknown terminal id, as the agent should hear it: -32602 naming the id."""
+def terminal_errors(terminals: TerminalManager, terminal_id: str) -> Iterator[None]:
+    """An unknown terminal id, as the agent should hear it: -32602 naming the id. An id the
+    agent did not create (the user's `!` commands) is unknown to it, whoever else knows it."""
     try:
+        if not terminals.agent_owns(terminal_id):
+            log.warning("refused a terminal request for %r, not the agent's", terminal_id)
+            raise UnknownTerminalError(terminal_id)
         yield
     except UnknownTerminalError as error:
         data = {"reason": str(error), "terminalId": terminal_id}
@@ -228,7 +232,7 @@ class TuiClient(Client):
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> TerminalOutputResponse:
         self._check_session(session_id)
-        with terminal_errors(terminal_id):
+        with terminal_errors(self.terminals, terminal_id):
             output = self.terminals.output(terminal_id)
         status = output.exit_status
         return TerminalOutputResponse(
@@ -243,7 +247,7 @@ class TuiClient(Client):
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> ReleaseTerminalResponse | None:
         self._check_session(session_id)
-        with terminal_errors(terminal_id):
+        with terminal_errors(self.terminals, terminal_id):
             await self.terminals.release(terminal_id)
         return ReleaseTerminalResponse()
 
@@ -251,7 +255,7 @@ class TuiClient(Client):
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> WaitForTerminalExitResponse:
         self._check_session(session_id)
-        with terminal_errors(terminal_id):
+        with terminal_errors(self.terminals, terminal_id):
             status = await self.terminals.wait_for_exit(terminal_id)
         return WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
 
@@ -259,7 +263,7 @@ class TuiClient(Client):
         self, session_id: str, terminal_id: str, **kwargs: Any
     ) -> KillTerminalResponse | None:
         self._check_session(session_id)
-        with terminal_errors(terminal_id):
+        with terminal_errors(self.terminals, terminal_id):
             await self.terminals.kill(terminal_id)
         return KillTerminalResponse()
 

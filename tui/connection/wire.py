@@ -118,6 +118,8 @@ def unsupported_parts(message: dict[str, Any]) -> list[str]:
     if not isinstance(update, dict):
         return ["malformed session/update"]
     kind = update.get("sessionUpdate")
+    if not isinstance(kind, str):
+        return ["malformed session/update (it names no kind)"]
     if kind not in KNOWN_UPDATES:
         return [f"update kind {kind!r}"]
     found: list[str] = []

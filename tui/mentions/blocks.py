@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeAlias
@@ -35,6 +36,27 @@ from tui.fs import ConfinedFs, FsError
 from tui.mentions.parse import find_mentions
 
 MAX_EMBEDDED_BYTES = 256 * 1024
+# A file name that is not UTF-8 comes from the OS with surrogate escapes (U+DC80-U+DCFF), which
+# JSON cannot carry as text: such a name is never sent, and the prompt's text says U+FFFD.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def wire_text(text: str) -> str:
+    """`text` as valid Unicode for the wire: each lone surrogate becomes U+FFFD."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def shown_name(name: str) -> str:
+    """A name for a notice: its undecodable bytes shown as `\\xff`."""
+    raw = name.encode("utf-8", "surrogateescape") if _SURROGATES.search(name) else None
+    if raw is None:
+        return name
+    try:
+        return raw.decode("utf-8", "backslashreplace")
+    except UnicodeDecodeError:  # pragma: no cover - backslashreplace never raises
+        return wire_text(name)
+
+
 """A larger file is sent as a link: the agent can still read it, in parts, with its tools."""
 
 PromptBlock: TypeAlias = TextContentBlock | EmbeddedResourceContentBlock | ResourceContentBlock
@@ -72,7 +94,7 @@ def build_prompt(
 ) -> PreparedPrompt:
     """The content blocks for `text` (blocking: it reads the mentioned files)."""
     root = os.path.normpath(os.fspath(workspace))
-    blocks: list[PromptBlock] = [TextContentBlock(type="text", text=text)]
+    blocks: list[PromptBlock] = [TextContentBlock(type="text", text=wire_text(text))]
     notices: list[str] = []
     attached: list[AttachedFile] = []
     seen: set[str] = set()
@@ -93,13 +115,15 @@ def build_prompt(
             attached.append(AttachedFile(uri_label(resource.uri, root), line_count(resource.text)))
         else:
             attached.append(AttachedFile(uri_label(block.uri, root), None))
-    return PreparedPrompt(blocks, notices, attached, shown_prompt(text, attached))
+    return PreparedPrompt(blocks, notices, attached, shown_prompt(wire_text(text), attached))
 
 
 def _attachment(
     typed: str, path: str, root: str, fs: ConfinedFs, embedded: bool, max_bytes: int
 ) -> tuple[PromptBlock | None, str | None]:
     """One mention's block (None: nothing attached) and a notice when it is not as asked."""
+    if _SURROGATES.search(path):
+        return None, f"@{shown_name(typed)}: the file name is not UTF-8: not attached"
     try:
         real = fs.resolve(path)
     except FsError:

@@ -158,7 +158,11 @@ class ReplayTerminals(TerminalManager):
         env: Mapping[str, str] | None = None,
         cwd: Any = None,
         output_byte_limit: int | None = None,
+        *,
+        by_user: bool = False,
     ) -> str:
+        if by_user:
+            raise TerminalError("a replay runs no command")
         answer = self._answers.take("terminal/create", command=command, args=list(args or ()))
         terminal_id = answer.result.get("terminalId")
         if answer.error is not None or not isinstance(terminal_id, str):
@@ -242,7 +246,9 @@ class ReplayTerminals(TerminalManager):
     def knows(self, terminal_id: str) -> bool:
         return terminal_id in self._replayed
 
-    def terminal_ids(self, *, include_released: bool = False) -> list[str]:
+    def terminal_ids(
+        self, *, include_released: bool = False, agent_only: bool = False
+    ) -> list[str]:
         return [
             terminal_id
             for terminal_id, term in self._replayed.items()

@@ -75,7 +75,7 @@ def consequences_text(
 def terminals_text(terminals: TerminalManager, now: float | None = None) -> Text | None:
     """The client terminals the agent has not released (None when there are none): a command
     an agent started and never released, with no card showing it, is still seen here."""
-    ids = terminals.terminal_ids()
+    ids = terminals.terminal_ids(agent_only=True)
     if not ids:
         return None
     now = time.monotonic() if now is None else now

@@ -43,12 +43,18 @@ STATUS_LABELS = {
     # Client-side ends (Conversation.settle_unfinished): the agent never said how these ended.
     "cancelled": ("⊘ cancelled", "yellow"),
     "unknown": ("? unknown", "dim"),
+    "unfinished": ("◌ left unfinished by the agent", "yellow"),
     "rejected": ("✕ rejected", "red"),
 }
 
 
 # Settled panes (no exit status): the word for how their card ended.
-SETTLED_WORDS = {"failed": "stopped", "cancelled": "cancelled", "rejected": "not run"}
+SETTLED_WORDS = {
+    "failed": "stopped",
+    "cancelled": "cancelled",
+    "rejected": "not run",
+    "unfinished": "left unfinished",
+}
 
 
 def exit_failure(entry: ToolCallEntry) -> str | None:

@@ -39,6 +39,12 @@ def pane_agent_durations(app: App[object]) -> bool:
     return bool(getattr(getattr(app, "config", None), "agent_durations", True))
 
 
+def shows_terminal(entry: ToolCallEntry, terminal_id: str, manager: TerminalManager) -> bool:
+    """Whether the card may follow the manager's terminal: the user's own card its `!`
+    terminal, an agent's card only a terminal the agent created."""
+    return manager.knows(terminal_id) if entry.by_user else manager.agent_owns(terminal_id)
+
+
 def terminal_source(
     entry: ToolCallEntry, terminal_id: str, manager: TerminalManager | None
 ) -> TerminalSource | None:
@@ -47,7 +53,7 @@ def terminal_source(
     display = entry.terminal
     if display is not None and display.terminal_id == terminal_id:
         return display
-    if manager is not None and manager.knows(terminal_id):
+    if manager is not None and shows_terminal(entry, terminal_id, manager):
         return SpecTerminal(manager, terminal_id)
     return None
 

@@ -26,7 +26,13 @@ from tui.widgets.card_body import Segment, body_segments, is_inline
 from tui.widgets.card_body import raw_json as raw_json  # re-exported for permission.py
 from tui.widgets.card_header import KIND_ICONS as KIND_ICONS  # re-exported for permission.py
 from tui.widgets.card_header import header_text, shown_status
-from tui.widgets.card_terminal import make_pane, pane_agent_durations, pane_clock, sync_pane
+from tui.widgets.card_terminal import (
+    make_pane,
+    pane_agent_durations,
+    pane_clock,
+    shows_terminal,
+    sync_pane,
+)
 from tui.widgets.card_text import CardMarkdown, card_markdown
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
@@ -272,7 +278,9 @@ class ToolCard(Widget):
             self._face.update(self._face_content(), layout=layout)
 
     def _knows_terminal(self, terminal_id: str) -> bool:
-        known = self.terminals is not None and self.terminals.knows(terminal_id)
+        known = self.terminals is not None and shows_terminal(
+            self.entry, terminal_id, self.terminals
+        )
         if not known and terminal_id not in self._unknown_terminals:
             self._unknown_terminals.add(terminal_id)
             log.warning(
