@@ -4,12 +4,17 @@ Alt+Up (or Ctrl+Up) from the prompt puts focus on the transcript with the cursor
 entry; Up and Down move it, Enter opens or folds a card or a thought, `c` copies the entry,
 `s` `n` `p` act on the diff of the card under the cursor, Escape goes back to the prompt. The
 cursor is a class on the entry's widget, drawn only while the transcript has focus.
+
+The keys are live only after that deliberate step: focus that lands on the transcript by a
+click or a drag leaves them to the rest of the app (letters go to the prompt, Up and Down
+scroll, Esc cancels the turn), and so does any focus change away from the transcript.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Collapsible
@@ -67,6 +72,7 @@ class TranscriptCursor:
     widgets in order (`cursor_widgets`) and the entry behind a widget (`entry_of`)."""
 
     _cursor: Widget | None = None
+    _cursor_live = False  # entered with Alt+Up, and focus has not left since
     run_lookup: RunLookup | None = None
 
     # -- supplied by the host -------------------------------------------------------------
@@ -94,11 +100,22 @@ class TranscriptCursor:
         if not widgets:
             return False
         self._put_cursor(widgets[-1])
+        self._cursor_live = True
         assert isinstance(self, Widget)
         # At once, not after this event as `focus()` does: keys read with this one (Alt+Up
         # then Up in one burst) must reach the transcript.
         self.screen.set_focus(self)
         return True
+
+    def on_blur(self) -> None:
+        self._cursor_live = False
+        if self._cursor is not None:
+            self._cursor.remove_class(CURSOR)
+
+    def _require_live(self) -> None:
+        """The cursor's keys act only once the transcript was entered on purpose."""
+        if not self._cursor_live:
+            raise SkipAction()
 
     def _put_cursor(self, widget: Widget) -> None:
         assert isinstance(self, Widget)
@@ -111,6 +128,7 @@ class TranscriptCursor:
         )
 
     def action_cursor_move(self, step: int) -> None:
+        self._require_live()
         widgets = self.cursor_widgets()
         if not widgets:
             return
@@ -122,6 +140,7 @@ class TranscriptCursor:
         self._put_cursor(widgets[index])
 
     def action_cursor_toggle(self) -> None:
+        self._require_live()
         widget = self.cursor
         if isinstance(widget, ToolCard):
             widget.toggle_collapsed()
@@ -132,6 +151,7 @@ class TranscriptCursor:
             self.call_after_refresh(self.scroll_to_widget, widget, animate=False)
 
     def action_cursor_copy(self) -> None:
+        self._require_live()
         assert isinstance(self, Widget)
         widget = self.cursor
         entry = None if widget is None else self.entry_of(widget)
@@ -144,6 +164,7 @@ class TranscriptCursor:
         self.app.notify(f"Copied {lines} line{'s' if lines != 1 else ''}.")
 
     def action_cursor_diff(self, action: str) -> None:
+        self._require_live()
         widget = self.cursor
         panels = [] if widget is None else list(widget.query(DiffPanel))
         if not panels:
@@ -152,6 +173,7 @@ class TranscriptCursor:
         getattr(panel, f"action_{action}")()
 
     def action_cursor_leave(self) -> None:
+        self._require_live()
         assert isinstance(self, Widget)
         from tui.widgets.prompt import PromptArea
 
