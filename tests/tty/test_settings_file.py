@@ -64,3 +64,44 @@ def test_an_agent_that_needs_a_login_shows_the_login_picker(tty: Start, home: Pa
     app.key("enter")
     lines = app.wait_for(header_ready, timeout=60)
     assert "locked" in lines[0], app.dump()
+
+
+def test_switch_agent_starts_a_new_session_on_a_named_agent(tty: Start, home: Path) -> None:
+    """Palette → "Switch agent…" → the catalogue, filtered by typing; a named agent that cannot
+    run here says why; choosing a runnable one stops dsh-agent and starts it."""
+    command = script_agent_command(
+        home / "script.json", {"agent_name": "other-one", "prompts": [[]]}
+    )
+    argv = shlex.split(command)
+    write_settings(
+        home,
+        f"[agents.other]\ncommand = {argv[0]!r}\nargs = [{argv[1]!r}, {argv[2]!r}]\n"
+        '[agents.ghost]\ncommand = "no-such-agent-here"\n',
+    )
+    app = tty(size=(80, 24))
+    lines = app.wait_for(header_ready, timeout=60)
+    assert "dsh-agent" in lines[0], app.dump()
+    app.send("\x10")  # Ctrl+P: the palette
+    app.wait_for("Search for commands", timeout=30)
+    app.type("Switch agent")
+    app.wait_for("registry agent or a named one", timeout=30)
+    app.key("enter")
+    app.wait_for("Switch to which agent?", timeout=30)
+    app.wait_for("other (settings file)", timeout=30)
+    app.type("ghost")
+    app.wait_for("cannot run here: no-such-agent-here not found", timeout=30)
+    app.key("enter")
+    app.wait_for("Cannot run ghost", timeout=30)
+    lines = app.wait_for(header_ready, timeout=30)
+    assert "dsh-agent" in lines[0], app.dump()  # still on it
+    app.send("\x10")  # Ctrl+P: the palette
+    app.wait_for("Search for commands", timeout=30)
+    app.type("Switch agent")
+    app.wait_for("registry agent or a named one", timeout=30)
+    app.key("enter")
+    app.wait_for("Switch to which agent?", timeout=30)
+    app.type("other")
+    app.wait_for("runs here", timeout=30)
+    app.key("enter")
+    app.wait_for("Switched to", timeout=60)
+    app.wait_for(lambda rows: "other-one" in rows[0], timeout=60)
