@@ -9,6 +9,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from textual.markup import escape
+
 from tui.catalogue import live
 from tui.catalogue.choice import AgentChoice
 from tui.catalogue.rows import AgentRow, agent_rows
@@ -22,7 +24,8 @@ if TYPE_CHECKING:
 
 def open_catalogue(app: DshApp) -> None:
     rows = agent_rows(load(config_path()), live.current(cache_dir()), data_dir())
-    commands = [(row.title, _chooser(app, row), row.note) for row in rows]
+    # The palette reads titles and help as markup: a name from the file or the registry is not.
+    commands = [(escape(row.title), _chooser(app, row), escape(row.note)) for row in rows]
     app.search_commands(commands, placeholder="Switch to which agent?")
 
 
@@ -33,7 +36,7 @@ def _chooser(app: DshApp, row: AgentRow) -> Callable[[], None]:
 def chosen(app: DshApp, row: AgentRow) -> None:
     choice = row.choice
     if choice is None:
-        app.notify(f"Cannot run {row.title} here: {row.why}", severity="warning")
+        app.notify(f"Cannot run {row.title} here: {row.why}", severity="warning", markup=False)
         return
     if not app.controller.turn_running:
         app.run_worker(switch_to(app, choice), group="new-session", exclusive=True)
@@ -59,4 +62,4 @@ async def switch_to(app: DshApp, choice: AgentChoice) -> None:
     )
     app.reset_conversation()
     app.start_agent(None)
-    app.notify(f"Switched to {choice.label or choice.command_line}.")
+    app.notify(f"Switched to {choice.label or choice.command_line}.", markup=False)

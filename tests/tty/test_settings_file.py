@@ -76,13 +76,15 @@ def test_switch_agent_starts_a_new_session_on_a_named_agent(tty: Start, home: Pa
     write_settings(
         home,
         f"[agents.other]\ncommand = {argv[0]!r}\nargs = [{argv[1]!r}, {argv[2]!r}]\n"
-        '[agents.ghost]\ncommand = "no-such-agent-here"\n',
+        '[agents.ghost]\ncommand = "no-such-agent-here"\n'
+        '[agents."[bold]loud"]\ncommand = "no-such-agent-here"\n',
     )
     app = tty(size=(80, 24))
     lines = app.wait_for(header_ready, timeout=60)
     assert "dsh-agent" in lines[0], app.dump()
     open_catalogue(app)
     app.wait_for("other (settings file)", timeout=30)
+    app.wait_for("[bold]loud (settings file)", timeout=30)  # a name, never markup
     app.type("ghost")
     app.wait_for("cannot run here: no-such-agent-here not found", timeout=30)
     app.key("enter")
