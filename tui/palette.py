@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 
-from tui import conversation_tools, kept_settings, message_actions
+from tui import agent_switch, conversation_tools, kept_settings, message_actions
 from tui.agent_log import client_log_path, default_log_dir
 from tui.grants import show_grants
 from tui.state import MessageEntry
@@ -134,4 +134,9 @@ def app_commands(app: DshApp) -> Iterator[SystemCommand]:
     )
     yield SystemCommand(
         "Search the transcript", "Ctrl+F", lambda: app.run_worker(app.action_search())
+    )
+    yield SystemCommand(
+        "Switch agent…",
+        "A new session on a registry agent or a named one from the settings file",
+        lambda: agent_switch.open_catalogue(app),
     )
