@@ -294,6 +294,7 @@ class DshApp(App[None]):
 
     def on_session_turn_started(self, message: messages.TurnStarted) -> None:
         self.hide_welcome()  # also for a prompt submitted to the controller directly
+        self.query_one(PlanView).unpin_finished()
         self.query_one(PromptArea).placeholder = WORKING_PLACEHOLDER
         self.refresh_bindings()
 

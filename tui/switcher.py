@@ -20,9 +20,11 @@ if TYPE_CHECKING:
 
 
 def session_label(info: SessionInfo) -> str:
+    """`2026-12-02 14:50:23  title`: the time first, to the second, so a long title cut by
+    the picker's width never hides what tells two same-titled sessions apart."""
     title = info.title or "(untitled)"
-    when = (info.updated_at or "")[:16].replace("T", " ")
-    return f"{title}  ·  {when}" if when else title
+    when = (info.updated_at or "")[:19].replace("T", " ")
+    return f"{when}  {title}" if when else title
 
 
 def offers_modes(app: DshApp) -> bool:

@@ -86,6 +86,9 @@ async def test_the_picker_marks_rows_and_lists_only_its_own_keys(tmp_path: Path)
             if binding.show
         }
         assert shown == {"Move", "Choose", "Close"}
-        await pilot.press("down", "down", "up", "enter")
+        await pilot.press("down", "down", "up", "enter")  # deepseek-chat: cannot work yet
         await pilot.pause()
-    assert app.picked == ["deepseek-chat"]
+        assert app.picked == [] and app.screen is screen
+        await pilot.press("up", "enter")
+        await pilot.pause()
+    assert app.picked == ["offline"]

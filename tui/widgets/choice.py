@@ -3,11 +3,14 @@
 A row is one line, never wrapped: its label, then a dim note (a model's description), or,
 for a choice that cannot work yet, the row dimmed and `⚠ why` (a model whose key is missing,
 which the agent says in the option's `_meta["dsh.unavailable"]`). The picker's keys are in
-its own footer, in place of the app's, whose keys act on the screen behind it.
+its own footer, in place of the app's, whose keys act on the screen behind it. Choosing a
+choice that cannot work yet does not switch to it: the picker stays open and says how to fix
+it, rather than let the error wait for the next prompt.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +26,7 @@ from textual.widgets.option_list import Option
 from tui.sanitize import clean_line
 
 UNAVAILABLE_META_KEY = "dsh.unavailable"
+_NEEDS_VARIABLE = re.compile(r"needs ([A-Z][A-Z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,16 @@ def select_option_choices(option: Any) -> list[Choice]:
                 )
             )
     return choices
+
+
+def unavailable_message(choice: Choice) -> str:
+    """Why a choice cannot be taken, and what to do: a missing environment variable is set
+    before starting again, since the agent reads it when it starts."""
+    warning = choice.warning or ""
+    needs = _NEEDS_VARIABLE.fullmatch(warning)
+    if needs:
+        return f"{choice.label} needs {needs.group(1)}: set it and restart dsh-tui."
+    return f"{choice.label} cannot work yet: {warning}."
 
 
 def row_text(choice: Choice, current: bool) -> Text:
@@ -115,7 +129,15 @@ class ChoiceScreen(ModalScreen[str | None]):
         yield Footer(show_command_palette=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        self._choose(event.option.id)
+
+    def _choose(self, value: str | None) -> None:
+        choice = next((choice for choice in self.choices if choice.value == value), None)
+        if choice is not None and choice.warning:
+            # Plain text: the label and the reason are the agent's.
+            self.app.notify(unavailable_message(choice), severity="warning", markup=False)
+            return
+        self.dismiss(value)
 
     def action_move(self, step: int) -> None:
         menu = self.query_one(OptionList)
@@ -127,7 +149,7 @@ class ChoiceScreen(ModalScreen[str | None]):
     def action_choose(self) -> None:
         menu = self.query_one(OptionList)
         if menu.highlighted is not None:
-            self.dismiss(menu.get_option_at_index(menu.highlighted).id)
+            self._choose(menu.get_option_at_index(menu.highlighted).id)
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)

@@ -3,6 +3,8 @@
 On a short screen the whole plan would push the transcript away (six entries and a permission
 question left one row of it at 80×24), so there it folds to one summary line: how far along
 it is and the step under way. A click (or the palette's "Plan: fold or unfold") unfolds it.
+A finished plan (every entry completed) folds to its summary at any size, and leaves when the
+next turn starts: it has nothing more to say above later prompts.
 """
 
 from __future__ import annotations
@@ -105,6 +107,15 @@ class PlanView(Static):
         self.set_class(bool(entries), "-visible")
         self._fit(force=True)
 
+    @property
+    def finished(self) -> bool:
+        return bool(self.entries) and all(entry.status == "completed" for entry in self.entries)
+
+    def unpin_finished(self) -> None:
+        """Called as a turn starts: a finished plan is history, so it stops taking rows."""
+        if self.finished:
+            self.show_plan([])
+
     def toggle(self) -> None:
         """Unfold a folded plan, fold an unfolded one; the choice holds until the next plan."""
         self.unfolded = self.folded
@@ -120,6 +131,8 @@ class PlanView(Static):
             return not self.unfolded
         if not self.entries or not self.is_attached:
             return False
+        if self.finished:
+            return True
         rows = self.screen.size.height
         # The panel opens beside the plan (above the prompt); only siblings are looked at,
         # since this runs on every layout of the screen, streaming included.
