@@ -62,20 +62,32 @@ def header_text(
 
 def fitted_header(info: HeaderInfo, width: int) -> Text:
     """The fullest header that fits `width` cells: the protocol details go first, then the
-    workspace, the title and the agent's version."""
+    workspace and the agent's version. The title takes what room is left, cut with an
+    ellipsis, so a long one never pushes the other fields out."""
     steps: list[dict[str, bool]] = [
         {},
         {"protocol": False},
         {"protocol": False, "workspace": False},
-        {"protocol": False, "workspace": False, "title": False},
-        {"protocol": False, "workspace": False, "title": False, "version": False},
+        {"protocol": False, "workspace": False, "version": False},
     ]
-    text = header_text(info)
+    if width <= 0:
+        return header_text(info)
+    text = header_text(info, title=False)
     for step in steps:
-        text = header_text(info, **step)
-        if width <= 0 or text.cell_len <= width:
-            return text
+        text = header_text(info, title=False, **step)
+        if text.cell_len <= width:
+            break
+    room = width - text.cell_len - len(" · ")
+    if info.title and room >= MIN_TITLE:
+        title = Text(info.title, style="italic")
+        title.truncate(room, overflow="ellipsis")
+        text.append(" · ")
+        text.append_text(title)
     return text
+
+
+MIN_TITLE = 4
+"""Fewer cells than this for the title show nothing rather than a stub."""
 
 
 class SessionHeader(Static):
