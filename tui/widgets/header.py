@@ -62,8 +62,8 @@ def header_text(
 
 def fitted_header(info: HeaderInfo, width: int) -> Text:
     """The fullest header that fits `width` cells: the protocol details go first, then the
-    workspace and the agent's version. The title takes what room is left, cut with an
-    ellipsis, so a long one never pushes the other fields out."""
+    workspace, the title and the agent's version. A long title is cut with an ellipsis to the
+    room left, so it never pushes the other fields out."""
     steps: list[dict[str, bool]] = [
         {},
         {"protocol": False},
@@ -72,22 +72,25 @@ def fitted_header(info: HeaderInfo, width: int) -> Text:
     ]
     if width <= 0:
         return header_text(info)
-    text = header_text(info, title=False)
+    if info.title:
+        title = Text(info.title, style="italic")
+        for step in steps:
+            text = header_text(info, title=False, **step)
+            room = width - text.cell_len - len(" · ")
+            if room >= min(title.cell_len, MIN_TITLE):
+                title.truncate(room, overflow="ellipsis")
+                text.append(" · ")
+                text.append_text(title)
+                return text
     for step in steps:
         text = header_text(info, title=False, **step)
         if text.cell_len <= width:
-            break
-    room = width - text.cell_len - len(" · ")
-    if info.title and room >= MIN_TITLE:
-        title = Text(info.title, style="italic")
-        title.truncate(room, overflow="ellipsis")
-        text.append(" · ")
-        text.append_text(title)
+            return text
     return text
 
 
-MIN_TITLE = 4
-"""Fewer cells than this for the title show nothing rather than a stub."""
+MIN_TITLE = 12
+"""A title cut to fewer cells than this says too little to be worth another field."""
 
 
 class SessionHeader(Static):
