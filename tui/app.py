@@ -329,6 +329,7 @@ class DshApp(App[None]):
 
     def on_session_commands_changed(self, message: messages.CommandsChanged) -> None:
         self.query_one(CommandMenu).commands = self.controller.conversation.commands
+        self.refresh_header()  # the welcome offers the agent's advertised commands
 
     @on(messages.TitleChanged)
     @on(messages.ModeChanged)

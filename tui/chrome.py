@@ -43,6 +43,8 @@ def refresh_header(app: DshApp) -> None:
             f"{agent.name} {agent.version}" if agent else "the agent",
             conversation.mode_name,
             conversation.model_name,
+            agent.name if agent else None,
+            {command.name for command in conversation.commands},
         )
     fs = session.capabilities.fs
     app.query_one(StatusLine).show_mode(conversation.mode_name)

@@ -50,6 +50,8 @@ terminal login: it asks for the code on its terminal and, when it is typed, writ
 (with $ACME_LOGIN from the method's env) and exits 0, else exits 3; the agent counts as logged
 in while the marker exists. With "atPrompt": true in "auth", session/new is answered and it is
 session/prompt that answers auth_required until the login.
+Script option "newUpdates": [UPDATE, ...] sends those raw updates just after the session/new
+answer (as agents advertise their commands).
 Script option "closeFile": path advertises sessionCapabilities.close and appends each closed
 session id to that file.
 """
@@ -112,6 +114,7 @@ def block_line(block: Any) -> str:
 class ScriptAgent:
     def __init__(self, script: dict[str, Any]) -> None:
         self.script = script
+        self.later: asyncio.Task[None] | None = None
         self.turn = 0
         self.cancelled = asyncio.Event()
         self.prompt_text = ""
@@ -196,6 +199,13 @@ class ScriptAgent:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry) + "\n")
 
+    async def send_new_updates(self, session_id: str) -> None:
+        await asyncio.sleep(0.2)  # after the session/new answer has gone out
+        for update in self.script["newUpdates"]:
+            await self.raw.send_notification(
+                "session/update", {"sessionId": session_id, "update": update}
+            )
+
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse | dict[str, Any]:
         await self.delay("new_session")
         if not self.authenticated and not self.script["auth"].get("atPrompt"):
@@ -203,6 +213,8 @@ class ScriptAgent:
         self.log_session("session/new", "s1", kwargs.get("mcp_servers"))
         extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
         response = NewSessionResponse.model_validate({"sessionId": "s1", **extra})
+        if "newUpdates" in self.script:
+            self.later = asyncio.create_task(self.send_new_updates("s1"))
         if "sessionExtra" not in self.script:
             return response
         raw: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)

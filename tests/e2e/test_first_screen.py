@@ -25,10 +25,27 @@ async def test_welcome_names_agent_mode_and_model_and_leaves_with_the_first_prom
         shown = str(app.query_one(Welcome).render())
         assert "script-agent" in shown and "Ask" in shown, shown
         assert "no real model configured" in shown, shown
-        for hint in ("help", "demo", "shift+tab", "ctrl+k", "f1"):
+        for hint in ("shift+tab", "ctrl+k", "f1"):
             assert hint in shown, hint
+        # dsh-agent's own commands are not offered to an agent that has none.
+        assert "help" not in shown and "demo" not in shown, shown
         await send(app, pilot, "hi")
         await wait_until(pilot, lambda: not app.query(Welcome))
+
+
+async def test_welcome_offers_help_and_demo_once_the_agent_advertises_them(
+    tmp_path: Path,
+) -> None:
+    commands = [
+        {"name": "help", "description": "what I can do"},
+        {"name": "demo", "description": "a tour"},
+    ]
+    update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+    app = script_app(tmp_path, {**SETTINGS, "prompts": [[]], "newUpdates": [update]})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: "demo" in str(app.query_one(Welcome).render()))
+        shown = str(app.query_one(Welcome).render())
+        assert "help" in shown and "shift+tab" in shown, shown
 
 
 async def test_f1_opens_and_closes_the_keys(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from acp.schema import (
 )
 
 from tui.agent_text import clean
+from tui.connection.sdk_log import quiet_noted_updates
 from tui.connection.wire import SessionUpdate, unsupported_parts
 from tui.fs import ConfinedFs, FsError, FsFileNotFoundError
 from tui.sanitize import clean_line
@@ -105,6 +106,7 @@ class TuiClient(Client):
     """
 
     def __init__(self, sink: ClientSink, fs: ConfinedFs, terminals: TerminalManager) -> None:
+        quiet_noted_updates()
         self._sink = sink
         self.fs = fs
         self.terminals = terminals

@@ -21,7 +21,7 @@ from acp.schema import (
     WaitForTerminalExitRequest,
     WriteTextFileRequest,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from dsh_common.jsonrpc_lines import is_int, meta_shadowing
 
@@ -142,6 +142,11 @@ def unsupported_parts(message: dict[str, Any]) -> list[str]:
         found.append(f"content block type {content.get('type')!r}")
     elif kind == "plan" and isinstance(update.get("entries"), list):
         found += plan_problems(update["entries"])
+    if not found:
+        try:
+            SessionNotification.model_validate(params)
+        except ValidationError:
+            found.append(f"malformed {kind} update")  # the SDK drops it whole
     return found
 
 

@@ -62,20 +62,35 @@ def header_text(
 
 def fitted_header(info: HeaderInfo, width: int) -> Text:
     """The fullest header that fits `width` cells: the protocol details go first, then the
-    workspace, the title and the agent's version."""
+    workspace, the title and the agent's version. A long title is cut with an ellipsis to the
+    room left, so it never pushes the other fields out."""
     steps: list[dict[str, bool]] = [
         {},
         {"protocol": False},
         {"protocol": False, "workspace": False},
-        {"protocol": False, "workspace": False, "title": False},
-        {"protocol": False, "workspace": False, "title": False, "version": False},
+        {"protocol": False, "workspace": False, "version": False},
     ]
-    text = header_text(info)
+    if width <= 0:
+        return header_text(info)
+    if info.title:
+        title = Text(info.title, style="italic")
+        for step in steps:
+            text = header_text(info, title=False, **step)
+            room = width - text.cell_len - len(" · ")
+            if room >= min(title.cell_len, MIN_TITLE):
+                title.truncate(room, overflow="ellipsis")
+                text.append(" · ")
+                text.append_text(title)
+                return text
     for step in steps:
-        text = header_text(info, **step)
-        if width <= 0 or text.cell_len <= width:
+        text = header_text(info, title=False, **step)
+        if text.cell_len <= width:
             return text
     return text
+
+
+MIN_TITLE = 12
+"""A title cut to fewer cells than this says too little to be worth another field."""
 
 
 class SessionHeader(Static):

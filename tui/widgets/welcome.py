@@ -4,12 +4,20 @@ mode and model arrive cleaned (tui/agent_text.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rich.text import Text
 from textual.widgets import Static
 
-HINTS = [
+AGENT_HINTS = [
     ("help", "type it as a prompt: what the agent can do"),
     ("demo", "a scripted tour of every kind of card"),
+]
+"""dsh-agent's own commands: offered only to an agent that is dsh-agent or advertises them."""
+
+OWN_AGENT = "dsh-agent"
+
+HINTS = [
     ("/", "the agent's slash commands (Tab completes)"),
     ("shift+tab", "the next mode"),
     ("ctrl+k", "what client and agent negotiated (terminal, files)"),
@@ -27,7 +35,21 @@ def model_line(model: str | None) -> Text:
     return text
 
 
-def welcome_text(agent: str | None, mode: str | None, model: str | None) -> Text:
+def hints(agent_name: str | None, commands: Collection[str]) -> list[tuple[str, str]]:
+    """The lines to offer: the agent's own `help` and `demo` only where they exist."""
+    offered = [
+        (key, what) for key, what in AGENT_HINTS if agent_name == OWN_AGENT or key in commands
+    ]
+    return offered + HINTS
+
+
+def welcome_text(
+    agent: str | None,
+    mode: str | None,
+    model: str | None,
+    agent_name: str | None = None,
+    commands: Collection[str] = (),
+) -> Text:
     text = Text()
     if agent is None:
         text.append("Starting the agent…", style="dim")
@@ -40,8 +62,9 @@ def welcome_text(agent: str | None, mode: str | None, model: str | None) -> Text
     text.append("\n")
     text.append_text(model_line(model))
     text.append("\n\n")
-    width = max(len(key) for key, _ in HINTS)
-    for key, what in HINTS:
+    lines = hints(agent_name, commands)
+    width = max(len(key) for key, _ in lines)
+    for key, what in lines:
         text.append(f"  {key:<{width}}  ", style="bold")
         text.append(what + "\n", style="dim")
     text.rstrip()
@@ -63,5 +86,12 @@ class Welcome(Static):
         self.border_title = "dsh-tui"
         self.show(None, None, None)
 
-    def show(self, agent: str | None, mode: str | None, model: str | None) -> None:
-        self.update(welcome_text(agent, mode, model))
+    def show(
+        self,
+        agent: str | None,
+        mode: str | None,
+        model: str | None,
+        agent_name: str | None = None,
+        commands: Collection[str] = (),
+    ) -> None:
+        self.update(welcome_text(agent, mode, model, agent_name, commands))
