@@ -333,6 +333,7 @@ class SessionController:
         from acp.exceptions import RequestError
 
         from tui.agent_text import clean_error
+        from tui.connection.login import AUTH_REQUIRED
 
         self.turn_running = True
         self._emit(TurnStarted(text))
@@ -347,6 +348,8 @@ class SessionController:
             try:
                 response = await session.prompt_blocks(prepared.blocks)
             except RequestError as error:
+                if error.code == AUTH_REQUIRED:
+                    raise  # the login opens (turn_with_login), then the prompt goes again
                 # An error for this prompt, not the end of the session: the next one may work.
                 self.apply(self.conversation.settle_unfinished("unfinished"))
                 self.notice(f"the agent refused this prompt: {clean_error(error)}", "error")

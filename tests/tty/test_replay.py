@@ -17,7 +17,7 @@ SIZES = [(80, 24), (140, 45)]
 def test_replay_plays_the_demo_to_its_end(tty: Start, size: tuple[int, int]) -> None:
     app = tty(["replay", str(RECORDINGS / "demo-terminal-on.jsonl"), "--speed", "0"], size=size)
     app.wait_for("Everything ran", timeout=30)
-    app.wait_for("4/4 done", timeout=30)
+    app.wait_for("plan 4/4 · all done", timeout=30)
     assert "replay:" not in app.text(), app.dump()
     assert app.quit(timeout=15) == 0, app.dump()
 
@@ -43,7 +43,7 @@ def test_step_goes_by_message_and_tool_call(tty: Start, home: Path, size: tuple[
     app.wait_for("Update todo list", timeout=15)
     assert "Everything ran" not in app.text(), app.dump()
     app.send("e")
-    app.wait_for("4/4 done", timeout=30)
+    app.wait_for("plan 4/4 · all done", timeout=30)
     app.wait_for("Replay of a recording: nothing is sent", timeout=15)
     assert "space Next" not in app.text(), app.dump()
     assert app.quit(timeout=15) == 0, app.dump()
