@@ -34,6 +34,10 @@ async def numbers(
     pilot: Any, app: DshApp, call_id: str
 ) -> list[tuple[str, int | None, int | None]]:
     card = next(c for c in app.query(ToolCard) if c.entry.tool_call_id == call_id)
+    for _ in range(600):  # the card mounts its diff panel a frame after itself
+        if card.query(DiffPanel):
+            break
+        await pilot.pause(0.05)
     panel = card.query_one(DiffPanel)
     await panel.wait_ready()
     await pilot.pause()
