@@ -14,6 +14,7 @@ from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpda
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.connection import SessionUpdate
+from tui.state import MessageEntry
 from tui.widgets.messages import AgentMessage, Notice
 from tui.widgets.prompt import PromptArea
 
@@ -65,8 +66,16 @@ async def first_turn_replies(app: DshApp, pilot: Any) -> str:
     """Send a prompt; the agent's replies once that first turn ended and stopped streaming."""
     await send(app, pilot)
     await wait_until(pilot, lambda: turns_ended(app) == 1)
-    await wait_until(pilot, lambda: not app.query_one(AgentMessage).is_streaming)
+    # The state holds every reply once the turn ended; the transcript mounts its widgets in
+    # batches after that, so wait until it shows all of them.
+    await wait_until(pilot, lambda: replies(app) == state_replies(app))
     return replies(app)
+
+
+def state_replies(app: DshApp) -> str:
+    """The agent's replies as the conversation state holds them."""
+    entries = app.controller.conversation.entries
+    return "\n".join(e.text for e in entries if isinstance(e, MessageEntry) and e.role == "agent")
 
 
 def notices(app: DshApp) -> list[str]:
