@@ -323,7 +323,7 @@ class AgentSession:
                     value=c.id,
                     name=c.name,
                     description=c.description,
-                    # Why the model cannot answer yet, for a picker to mark it (README).
+                    # Why the model cannot answer yet, for a picker to mark it (docs/client.md).
                     field_meta={UNAVAILABLE_META_KEY: c.unavailable} if c.unavailable else None,
                 )
                 for c in model_choices(self.configured)

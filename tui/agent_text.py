@@ -1,6 +1,6 @@
 """Make everything an agent sends safe to show, once, where it enters the client.
 
-tui/connection.py passes every update, permission request and response through `clean` before
+tui/connection/client.py passes every update, permission request and response through `clean` before
 the app sees it, so no widget can forget to sanitise a field, the tool-call id shown in place of
 an empty title included. Every string becomes:
 

@@ -43,7 +43,7 @@ def close_search(app: DshApp) -> None:
 
 
 # The client's own slash commands. They are handled here and never sent, whatever the agent
-# offers: an agent command of the same name is shadowed (README "Keys").
+# offers: an agent command of the same name is shadowed (docs/client.md, "Keys").
 CLIENT_COMMANDS = {
     "export": "write the conversation as FILE.md and FILE.html (in the workspace by default)",
     "new": "a new session: the old one closed, the transcript cleared",

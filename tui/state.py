@@ -112,7 +112,7 @@ Entry = MessageEntry | ToolCallEntry | NoticeEntry
 @dataclass(frozen=True)
 class OfferedModels:
     """The models an agent offers in the unstable `models` field of session/new or load (the
-    SDK drops it; tui/connection.py reads it off the wire). Ids are exactly as sent, since
+    SDK drops it; tui/connection/client.py reads it off the wire). Ids are exactly as sent, since
     session/set_model sends them back; names are one safe line each."""
 
     current: str | None

@@ -27,7 +27,7 @@ def test_bundled_recording(snap_compare: Any, dsh_tui_cards: CardsFactory, name:
 
 
 def test_readme_example(snap_compare: Any, dsh_tui_cards: CardsFactory) -> None:
-    """The README's example as an agent author copies it: the plugin's default size."""
+    """docs/testing.md's example as an agent author copies it: the plugin's default size."""
     cards = dsh_tui_cards.replay(RECORDINGS / "demo-terminal-on.jsonl")
     assert snap_compare(cards.app, terminal_size=cards.size, run_before=cards.run_before)
 

@@ -65,7 +65,7 @@ def test_a_client_terminal_holds_no_descriptor_of_the_app(tty: Start, home: Path
     """What a client-terminal command can reach of dsh-tui's own terminal, from inside it: none
     of its descriptors is that terminal (stdin is /dev/null, stdout and stderr the pane's pty).
     Its parent is dsh-tui itself, and a process of the same user can open
-    `/proc/<dsh-tui>/fd/1`, which is the user's terminal: the README says so."""
+    `/proc/<dsh-tui>/fd/1`, which is the user's terminal: docs/security.md says so."""
     app = tty(size=(140, 30))
     app.wait_for(header_ready)
     app.wait_for("Message the agent")

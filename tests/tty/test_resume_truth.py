@@ -57,7 +57,7 @@ def test_an_aborted_sleep_keeps_its_signal_and_duration(tty: Start, home: Path) 
     shown = card(live, "sleep 30")
     assert any("✕ killed by SIGTERM ·" in line for line in shown), shown
     assert not any("0.0 s" in line for line in shown), shown
-    # Stopped by the turn's cancel: the card says cancelled, as the README does, not failed.
+    # Stopped by the turn's cancel: the card says cancelled, as docs/agent.md says, not failed.
     assert "❯ sleep 30  ⊘ cancelled" in shown[1], shown
     assert card(resumed, "sleep 30") == shown
 

@@ -1,6 +1,6 @@
 """Agent text is made safe once, where it enters the client (tui/agent_text.py, applied by
-tui/connection.py), and shown as plain text: no escape sequence, no hidden bidi control, no live
-markup, whichever widget shows it."""
+tui/connection/client.py), and shown as plain text: no escape sequence, no hidden bidi control,
+no live markup, whichever widget shows it."""
 
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ _SHADOWABLE: dict[str, frozenset[str]] = {
     for method, model in _SHADOW_MODELS.items()
 }
 TURN_ONLY = frozenset({"session/request_permission", "fs/write_text_file", "terminal/create"})
-"""Requests that start something new: refused when no prompt turn is running (README)."""
+"""Requests that start something new: refused when no prompt turn is running (docs/security.md)."""
 
 
 def unsupported_parts(message: dict[str, Any]) -> list[str]:

@@ -12,7 +12,7 @@ from textual.widgets import Footer, Static
 
 from tui.widgets.transcript_keys import CONVERSATION_KEYS
 
-# Keys the prompt and the panels handle themselves, not app bindings (README "Keys").
+# Keys the prompt and the panels handle themselves, not app bindings (docs/client.md, "Keys").
 OTHER_KEYS: list[tuple[str, str]] = [
     ("ctrl+p", "the command palette: the app's actions"),
     ("enter", "send the prompt (queued until the agent is ready)"),

@@ -40,7 +40,7 @@ ConversationView > .-search-current {
 }
 """
 
-# The conversation tools' keys (README "Keys", F1), in one place.
+# The conversation tools' keys (docs/client.md, "Keys"; F1), in one place.
 CONVERSATION_KEYS: list[tuple[str, str]] = [
     ("alt+up / ctrl+up", "from the prompt: into the transcript, on its last entry"),
     ("up / down", "in the transcript: the entry before or after (marked at the left)"),

@@ -10,7 +10,7 @@ import pytest
 
 from agent.cli import build_parser, main
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+MANUAL = Path(__file__).resolve().parents[3] / "docs" / "agent.md"
 
 
 @pytest.fixture(autouse=True)
@@ -41,8 +41,8 @@ def test_help_documents_every_option_and_mode() -> None:
     assert "DSH_SESSION_DIR" in text and "DEEPSEEK_API_KEY" in text
 
 
-def test_the_readme_section_documents_every_option() -> None:
-    section = README.read_text().split("## dsh-agent", 1)[1].split("\n## ", 1)[0]
+def test_the_manual_documents_every_option() -> None:
+    section = MANUAL.read_text().split("## Options", 1)[1].split("\n## ", 1)[0]
     for option in long_options():
         assert option == "--help" or option in section, option
 

@@ -1,0 +1,146 @@
+"""The documentation agrees with the code: links and anchors resolve, every dotted name and
+path that docs/architecture.md names exists, the README's commands are the ones `dev` runs and
+CI runs, and every dsh-tui option is in the user manual.
+
+File reading and imports only: no app runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from tui.cli import build_parser
+from tui.replay.cli import build_parser as build_replay_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+ARCHITECTURE = DOCS / "architecture.md"
+PAGES = [
+    README,
+    *sorted(DOCS.glob("*.md")),
+    ROOT / "tests" / "README.md",
+    ROOT / "bench" / "README.md",
+]
+
+LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
+CODE = re.compile(r"`([^`\n]+)`")
+DOTTED = re.compile(r"^(?:tui|agent|dsh_common|acp)(?:\.\w+)+$")
+PATH_ROOTS = ("tui/", "agent/", "dsh_common/", "tests/", "bench/", "docs/", "screenshots/")
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to '-'."""
+    text = heading.strip().lower().replace("`", "")
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    text = FENCE.sub("", page.read_text(encoding="utf-8"))
+    return {slug(line.lstrip("#")) for line in text.splitlines() if line.startswith("#")}
+
+
+def links(page: Path) -> list[str]:
+    text = FENCE.sub("", page.read_text(encoding="utf-8"))
+    return [m["target"] for m in LINK.finditer(text) if "://" not in m["target"]]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_relative_link_and_anchor_resolves(page: Path) -> None:
+    broken = []
+    for target in links(page):
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        if not file.exists() or (file.suffix == ".md" and anchor and anchor not in anchors(file)):
+            broken.append(target)
+    assert not broken, f"{page.relative_to(ROOT)}: broken links {broken}"
+
+
+def resolves(dotted: str) -> bool:
+    """A module, or a name reached by attributes from the longest importable module prefix."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(target, name):
+                return False
+            target = getattr(target, name)
+        return True
+    return False
+
+
+def architecture_names() -> list[str]:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    return sorted({token for token in CODE.findall(FENCE.sub("", text)) if DOTTED.match(token)})
+
+
+def architecture_paths() -> list[str]:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    inline = [token for token in CODE.findall(FENCE.sub("", text)) if token.startswith(PATH_ROOTS)]
+    # The map: a path at the start of each line of the first fenced block.
+    first_fence = FENCE.search(text)
+    assert first_fence is not None, "docs/architecture.md has no map"
+    mapped = [line.split()[0] for line in first_fence.group().splitlines()[1:-1] if line.strip()]
+    return sorted(set(inline + mapped))
+
+
+def test_the_architecture_page_names_things() -> None:
+    """Guards the two checks below against a page their patterns no longer read."""
+    assert len(architecture_names()) > 20
+    assert len(architecture_paths()) > 15
+
+
+@pytest.mark.parametrize("dotted", architecture_names())
+def test_every_dotted_name_in_the_architecture_exists(dotted: str) -> None:
+    assert resolves(dotted), f"docs/architecture.md names {dotted}, which does not exist"
+
+
+@pytest.mark.parametrize("path", architecture_paths())
+def test_every_path_in_the_architecture_exists(path: str) -> None:
+    assert (ROOT / path).exists(), f"docs/architecture.md names {path}, which does not exist"
+
+
+def test_the_readme_is_a_short_page() -> None:
+    assert len(README.read_text(encoding="utf-8").splitlines()) < 250
+
+
+def test_the_readme_commands_are_the_ones_dev_and_ci_run() -> None:
+    """The quick start's commands are `dev` cases, and CI runs the README's test command."""
+    readme = README.read_text(encoding="utf-8")
+    quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^(\./dev \w+)", quick_start, re.MULTILINE)
+    assert commands == ["./dev tui", "./dev test"]
+    cases = set(
+        re.findall(r"^\s+(\w+)\)", (ROOT / "dev").read_text(encoding="utf-8"), re.MULTILINE)
+    )
+    assert {command.split()[1] for command in commands} <= cases
+    assert re.search(
+        r"^\s*DSH_PYTHON=\"\$1\" \./dev test$", (ROOT / ".ci" / "run").read_text(), re.MULTILINE
+    )
+
+
+def long_options(parser: argparse.ArgumentParser) -> set[str]:
+    return {
+        option
+        for action in parser._actions
+        for option in action.option_strings
+        if option.startswith("--") and option != "--help"
+    }
+
+
+def test_the_user_manual_documents_every_option() -> None:
+    manual = (DOCS / "client.md").read_text(encoding="utf-8")
+    section = manual.split("## Using dsh-tui", 1)[1].split("\n## ", 1)[0]
+    options = long_options(build_parser()) | long_options(build_replay_parser())
+    missing = sorted(option for option in options if option not in section)
+    assert not missing, f"docs/client.md's 'Using dsh-tui' does not name {missing}"
