@@ -1,4 +1,4 @@
-"""One widget per module; each owns its DEFAULT_CSS."""
+"""The widgets, grouped by feature: a module holds one job's widgets, each with its own CSS."""
 
 from tui.widgets import layout_fix
 
