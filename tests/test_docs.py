@@ -1,6 +1,7 @@
 """The documentation agrees with the code: links and anchors resolve, every dotted name and
 path that docs/architecture.md names exists, the README's commands are the ones `dev` runs and
-CI runs, and every dsh-tui option is in the user manual.
+CI runs, every dsh-tui option is in the user manual, and its settings file example parses
+without a problem.
 
 File reading and imports only: no app runs.
 """
@@ -16,6 +17,7 @@ import pytest
 
 from tui.cli import build_parser
 from tui.replay.cli import build_parser as build_replay_parser
+from tui.user_config import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -144,3 +146,16 @@ def test_the_user_manual_documents_every_option() -> None:
     options = long_options(build_parser()) | long_options(build_replay_parser())
     missing = sorted(option for option in options if option not in section)
     assert not missing, f"docs/client.md's 'Using dsh-tui' does not name {missing}"
+
+
+def toml_blocks(page: Path) -> list[str]:
+    return re.findall(r"^```toml\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M)
+
+
+def test_the_manuals_settings_file_is_one_dsh_tui_reads_without_a_problem() -> None:
+    [example] = toml_blocks(DOCS / "client.md")
+    config = parse(example, Path("config.toml"))
+    assert config.problems == ()
+    assert config.agent == "claude" and set(config.agents) == {"claude"}
+    assert set(config.mcp_servers) == {"files", "issues"}
+    assert config.mcp_servers["issues"].transport == "http"
