@@ -54,6 +54,8 @@ Script option "newUpdates": [UPDATE, ...] sends those raw updates just after the
 answer (as agents advertise their commands).
 Script option "closeFile": path advertises sessionCapabilities.close and appends each closed
 session id to that file.
+Script option "sessions": [raw SessionInfo, ...] advertises sessionCapabilities.list and
+answers session/list with them, as they are.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ from acp.schema import (
     PromptCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionListCapabilities,
     SessionResumeCapabilities,
 )
 
@@ -163,6 +166,7 @@ class ScriptAgent:
                 session_capabilities=SessionCapabilities(
                     resume=SessionResumeCapabilities() if self.script.get("resume") else None,
                     close=SessionCloseCapabilities() if "closeFile" in self.script else None,
+                    list=SessionListCapabilities() if "sessions" in self.script else None,
                 ),
             ),
             agent_info=Implementation(
@@ -219,6 +223,9 @@ class ScriptAgent:
             return response
         raw: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)
         return {**raw, **self.script["sessionExtra"]}
+
+    async def list_sessions(self, **kwargs: Any) -> dict[str, Any]:
+        return {"sessions": self.script["sessions"]}
 
     async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
         self.log_session("session/resume", session_id, kwargs.get("mcp_servers"))
