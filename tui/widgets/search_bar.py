@@ -52,6 +52,7 @@ class SearchInput(Input):
             bar.move(direction)
             if bar.results.matches:
                 bar.focus()
+                bar.refresh_bindings()
 
 
 class SearchBar(Horizontal, can_focus=True):
@@ -114,6 +115,11 @@ class SearchBar(Horizontal, can_focus=True):
         self.current = step(self.current, len(self.results.matches), direction)
         self._show()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The bar's keys only while it has them (the footer shows them then); in the query,
+        n and N are letters."""
+        return self.screen.focused is self
+
     def action_step(self, direction: int) -> None:
         self.move(direction)
 
@@ -129,12 +135,7 @@ class SearchBar(Horizontal, can_focus=True):
             event.prevent_default()
             self.focus_query()
             self._input.insert_text_at_cursor(event.character)
-
-    def on_focus(self) -> None:
-        self._where.update(self._where_text())
-
-    def on_blur(self) -> None:
-        self._where.update(self._where_text())
+            self.refresh_bindings()  # the footer: its keys are the query's again
 
     def _show(self) -> None:
         entries = list(self.entries())
@@ -168,8 +169,6 @@ class SearchBar(Horizontal, can_focus=True):
             return Text("no match", style="bold")
         line, start, end = self.results.snippet(self.current)
         text = Text(f"match {self.current + 1} of {count}  ", style="bold")
-        if self.screen.focused is self:  # stepping
-            text.append("n next · N previous · type to refine  ", style="italic")
         shown = clean_line(line)
         if len(shown) == len(line):
             text.append(shown[:start])
