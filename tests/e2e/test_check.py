@@ -71,18 +71,27 @@ def say(text: Any) -> dict[str, Any]:
 
 
 DIFF = {"type": "diff", "path": "${CWD}/check.txt", "oldText": "draft", "newText": "final"}
-# A conforming agent: the turn reads and edits; the second prompt waits to be cancelled.
+
+
+def first_turn(n: int) -> list[dict[str, Any]]:
+    """The turn: a read and an edit, its call ids numbered by the turn, as agents should."""
+    return [
+        call(f"read-{n}", "pending", kind="read", locations=[{"path": "${CWD}/check.txt"}]),
+        progress(f"read-{n}", "in_progress"),
+        progress(f"read-{n}", "completed"),
+        call(f"edit-{n}", "in_progress", kind="edit", content=[DIFF]),
+        progress(f"edit-{n}", "completed"),
+        say("done"),
+    ]
+
+
+# A conforming agent: the turn, the turn again (with the terminal off) with new ids, then a
+# prompt that waits to be cancelled.
 CONFORMING: dict[str, Any] = {
     "guarded": True,
     "prompts": [
-        [
-            call("read-1", "pending", kind="read", locations=[{"path": "${CWD}/check.txt"}]),
-            progress("read-1", "in_progress"),
-            progress("read-1", "completed"),
-            call("edit-1", "in_progress", kind="edit", content=[DIFF]),
-            progress("edit-1", "completed"),
-            say("done"),
-        ],
+        first_turn(1),
+        first_turn(2),
         [
             call("slow-1", "pending", kind="execute"),
             {"wait_cancel": True},
@@ -98,12 +107,17 @@ def turn_with(*actions: dict[str, Any]) -> dict[str, Any]:
     return script
 
 
+def prompts(*turns: list[dict[str, Any]]) -> dict[str, Any]:
+    return {**copy.deepcopy(CONFORMING), "prompts": [*turns, CONFORMING["prompts"][-1]]}
+
+
 def with_options(**options: Any) -> dict[str, Any]:
     return {**copy.deepcopy(CONFORMING), **options}
 
 
 BROKEN = {
-    "tool calls: unique ids": turn_with(call("read-1", "completed", kind="read")),
+    # The ACP TypeScript SDK's example agent numbers its calls from 1 in every turn.
+    "tool calls: unique ids": prompts(first_turn(1), first_turn(1)),
     "tool calls: known ids": turn_with(progress("ghost-1", "completed")),
     "tool calls: status forward": turn_with(
         progress("edit-1", "in_progress"), progress("edit-1", "completed")

@@ -16,13 +16,19 @@ ROBUSTNESS = "robustness"
 
 async def run_all(agent: Agent, prompts: Sequence[str], timeouts: Timeouts) -> list[Run]:
     """One process per capability set, and one for the raw probes, all at once: the turn
-    with everything offered (then the method probes), with terminal off (then a cancelled
-    turn), and with fs off."""
+    with everything offered (then the method probes), with terminal off (then the turn again
+    and a cancelled turn), and with fs off."""
     return list(
         await asyncio.gather(
             run_session(agent, "all", capabilities(True, True), prompts, timeouts, probe=True),
             run_session(
-                agent, "no-terminal", capabilities(False, True), prompts, timeouts, cancel=True
+                agent,
+                "no-terminal",
+                capabilities(False, True),
+                prompts,
+                timeouts,
+                cancel=True,
+                repeat=True,
             ),
             run_session(agent, "no-fs", capabilities(True, False), prompts, timeouts),
             probe(agent.spec(ROBUSTNESS, False), ROBUSTNESS, timeouts.probe_s),

@@ -25,6 +25,7 @@ class Prober:
         self.process = process
         self.run = run
         self.waiting: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        self.eof = False
 
     async def send(self, data: bytes) -> None:
         stdin = self.process.stdin
@@ -34,11 +35,21 @@ class Prober:
         await stdin.drain()
 
     async def request(self, request_id: int, method: str, params: Any, timeout: float) -> None:
+        if self.eof:
+            raise ConnectionError("the agent closed its stdout")
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[request_id] = future
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         await self.send(json.dumps(message).encode() + b"\n")
         await asyncio.wait_for(future, timeout)
+
+    def closed(self) -> None:
+        """The agent's stdout closed: nothing waiting will be answered."""
+        self.eof = True
+        for future in self.waiting.values():
+            if not future.done():
+                future.set_exception(ConnectionError("the agent closed its stdout"))
+        self.waiting.clear()
 
     async def read(self) -> None:
         stdout = self.process.stdout
@@ -48,8 +59,10 @@ class Prober:
                 raw = await stdout.readline()
             except (ValueError, asyncio.LimitOverrunError):
                 self.run.lines.append(Line("in", None, "(a line longer than the read limit)"))
+                self.closed()
                 return
             if not raw:
+                self.closed()
                 return
             line = Line.parse("in", raw)
             self.run.lines.append(line)

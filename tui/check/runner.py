@@ -1,7 +1,8 @@
 """Sessions with a real agent process, through the client's own connection, recorded whole.
 
 Each capability set gets its own process and workspace: its turn, then on one of them the
-method probes and on another a cancelled turn. Permission requests are allowed (the check runs
+method probes, and on another the turn again (tool-call ids must not come back in a later
+turn) and a cancelled turn. Permission requests are allowed (the check runs
 in a scratch workspace); in the cancelled turn they are held until the cancel settles them.
 """
 
@@ -171,6 +172,7 @@ async def run_session(
     *,
     probe: bool = False,
     cancel: bool = False,
+    repeat: bool = False,
 ) -> Run:
     run = Run(name, wire(caps))
     sink = CheckSink()
@@ -185,7 +187,7 @@ async def run_session(
                 connection = await stack.enter_async_context(
                     open_session(spec, sink, tap=run, capabilities=caps, make_client=make_client)
                 )
-            for text in prompts:
+            for text in [*prompts, *prompts] if repeat else prompts:
                 await _turn(connection, run, text, timeouts.turn_s)
             if probe:
                 await probe_methods(connection, run, timeouts.probe_s)
