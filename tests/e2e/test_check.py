@@ -161,6 +161,12 @@ async def test_each_broken_agent_fails_exactly_its_check(tmp_path: Path, broken:
     assert column(results) == expected, [each for each in results if each.status != "pass"]
 
 
+def offline_env() -> dict[str, str]:
+    """This environment without what would give dsh-agent a real model."""
+    model = ("DEEPSEEK_API_KEY", "DSH_API_KEY", "DSH_BASE_URL", "DSH_SCENARIO", "DSH_CONFIG")
+    return {k: v for k, v in os.environ.items() if k not in model and not k.startswith("DSH_MODEL")}
+
+
 def test_dsh_agent_passes_every_check(tmp_path: Path) -> None:
     """The real command line on the real dsh-agent, offline: the table and the JSON."""
     report = tmp_path / "report.json"
@@ -169,7 +175,7 @@ def test_dsh_agent_passes_every_check(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "DSH_AGENT": ""},
+        env={**offline_env(), "DSH_AGENT": ""},
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -178,3 +184,17 @@ def test_dsh_agent_passes_every_check(tmp_path: Path) -> None:
     assert {row["check"]: row["status"] for row in rows} == dict.fromkeys(CHECKS, "pass"), rows
     assert "20 passed, 0 failed, 0 skipped" in done.stdout
     assert "\x1b" not in done.stdout
+
+
+async def test_an_agent_that_exits_at_once_fails_the_handshake_and_is_not_waited_on(
+    tmp_path: Path,
+) -> None:
+    argv = (sys.executable, "-c", "import sys; sys.stderr.write('no such agent\\n')")
+    agent = Agent(argv, tmp_path, program=sys.executable)
+    results = await run_all(agent, ["go"], Timeouts(start_s=600, turn_s=600, probe_s=600))
+    statuses = column(evaluate(results))
+    assert statuses["handshake"] == "fail" and statuses["session"] == "fail"
+    rows = {each.check: each for each in evaluate(results)}
+    assert "no such agent" in rows["handshake"].evidence
+    # The raw probe saw the pipe close instead of waiting for an answer that cannot come.
+    assert "closed its stdout" in rows["robustness: unknown method"].evidence
