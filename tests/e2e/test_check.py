@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -154,9 +155,27 @@ async def test_a_conforming_scripted_agent_passes_every_check(tmp_path: Path) ->
     assert column(results) == dict.fromkeys(CHECKS, "pass"), results
 
 
+def cli_battery(tmp_path: Path, script: dict[str, Any]) -> list[Result]:
+    """The same through the real command line, which must exit 1 on a failed check."""
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    report = tmp_path / "report.json"
+    agent = shlex.join([sys.executable, str(SCRIPT_AGENT), str(path)])
+    command = [sys.executable, "-m", "tui.cli", "check", "--agent", agent, "--prompt", "go"]
+    done = subprocess.run(
+        [*command, "--json", str(report)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    rows = json.loads(report.read_text())["results"]
+    return [Result(row["check"], row["status"], row["evidence"]) for row in rows]
+
+
 @pytest.mark.parametrize("broken", list(BROKEN))
 async def test_each_broken_agent_fails_exactly_its_check(tmp_path: Path, broken: str) -> None:
-    results = await battery(tmp_path, BROKEN[broken])
+    if broken == "cancel":
+        results = cli_battery(tmp_path, BROKEN[broken])
+    else:
+        results = await battery(tmp_path, BROKEN[broken])
     expected = {**dict.fromkeys(CHECKS, "pass"), broken: "fail"}
     assert column(results) == expected, [each for each in results if each.status != "pass"]
 

@@ -79,7 +79,7 @@ def agent_name(runs: Sequence[Run]) -> str:
         info = result.get("agentInfo")
         if isinstance(info, dict):
             return evidence(f"{info.get('name', '?')} {info.get('version', '')}".strip(), 60)
-    return "(no agentInfo)"
+    return "no agentInfo"
 
 
 def main(argv: Sequence[str]) -> int:
