@@ -372,7 +372,10 @@ def run_targets(trees: list[Tree], runs: int, root: Path) -> None:
             figures = target_run(tree, root / f"target{run}")
             for key, value in figures.items():
                 collected[tree.name].setdefault(key, []).append(value)
-            shown = " ".join(f"{key}={seconds(value)}" for key, value in figures.items())
+            shown = " ".join(
+                f"{key}={value:.0f}" if key == "pages" and value else f"{key}={seconds(value)}"
+                for key, value in figures.items()
+            )
             print(f"  run {run + 1} {tree.name}: {shown}", flush=True)
     print(f"\n{'target':46} {'figure (median)':>30} {'limit':>8}  verdict")
     for tree in trees:
