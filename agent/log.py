@@ -37,6 +37,7 @@ from agent.events import (
     ToolFinished,
     TurnEnd,
     TurnStart,
+    UserMessage,
     event_from_json,
     event_to_json,
 )
@@ -138,6 +139,7 @@ class SessionSummary:
     updated_at: str
     mtime: float
     created: str
+    first_prompt: str | None = None  # the text of the session's first prompt
 
 
 class SessionLog:
@@ -339,9 +341,11 @@ def _read(handle: IO[bytes], path: Path) -> tuple[Header, list[Event], int]:
 
 
 def _summary(path: Path) -> SessionSummary | None:
-    """Header plus the first title event, without parsing every line."""
+    """Header, first prompt and first title event, without parsing every line (the first
+    prompt is the log's second or third line; the title follows it)."""
     mtime = path.stat().st_mtime
-    marker = f'"type":"{Title.type}"'.encode()
+    title_marker = f'"type":"{Title.type}"'.encode()
+    prompt_marker = f'"type":"{UserMessage.type}"'.encode()
     with path.open("rb") as handle:
         first = handle.readline()
         if not first.endswith(b"\n"):
@@ -351,19 +355,26 @@ def _summary(path: Path) -> SessionSummary | None:
         if not second.strip():
             return None  # never prompted: a header and nothing to resume
         title = header.title
-        if title is None:
-            for line in itertools.chain((second,), handle):
-                if marker in line and line.endswith(b"\n"):
-                    try:
-                        event = event_from_json(json.loads(line))
-                    except (ValueError, EventError):
-                        continue
-                    if isinstance(event, Title):
-                        title = event.title
-                        break
+        prompt: str | None = None
+        for line in itertools.chain((second,), handle):
+            if not line.endswith(b"\n") or not (
+                (prompt is None and prompt_marker in line)
+                or (title is None and title_marker in line)
+            ):
+                continue
+            try:
+                event = event_from_json(json.loads(line))
+            except (ValueError, EventError):
+                continue
+            if isinstance(event, UserMessage) and prompt is None:
+                prompt = event.text
+            elif isinstance(event, Title) and title is None:
+                title = event.title
+            if prompt is not None and title is not None:
+                break
     updated = datetime.fromtimestamp(mtime, UTC).isoformat(timespec="milliseconds")
     updated_at = updated.replace("+00:00", "Z")
-    return SessionSummary(header.id, header.cwd, title, updated_at, mtime, header.created)
+    return SessionSummary(header.id, header.cwd, title, updated_at, mtime, header.created, prompt)
 
 
 __all__ = [

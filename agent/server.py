@@ -112,6 +112,10 @@ from dsh_common.jsonrpc_lines import (
 
 log = logging.getLogger(__name__)
 
+# session/list's `_meta` key for a session's first prompt (the start of it: a list row).
+FIRST_PROMPT_META_KEY = "dsh.firstPrompt"
+FIRST_PROMPT_CHARS = 500
+
 PromptBlock = (
     TextContentBlock
     | ImageContentBlock
@@ -328,6 +332,10 @@ class DshAgent(Agent):
                     cwd=summary.cwd,
                     title=summary.title,
                     updated_at=summary.updated_at,
+                    # What the user first said: a picker tells same-titled sessions apart.
+                    field_meta=None
+                    if summary.first_prompt is None
+                    else {FIRST_PROMPT_META_KEY: summary.first_prompt[:FIRST_PROMPT_CHARS]},
                 )
                 for summary in self.store.list(wanted)
             ]

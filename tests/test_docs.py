@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tui.check.cli import build_parser as build_check_parser
 from tui.cli import build_parser
 from tui.replay.cli import build_parser as build_replay_parser
 from tui.user_config import parse
@@ -50,7 +51,7 @@ def anchors(page: Path) -> set[str]:
 
 
 def links(page: Path) -> list[str]:
-    text = FENCE.sub("", page.read_text(encoding="utf-8"))
+    text = CODE.sub("", FENCE.sub("", page.read_text(encoding="utf-8")))
     return [m["target"] for m in LINK.finditer(text) if "://" not in m["target"]]
 
 
@@ -162,6 +163,15 @@ def test_the_user_manual_documents_every_option() -> None:
     options = long_options(build_parser()) | long_options(build_replay_parser())
     missing = sorted(option for option in options if option not in section)
     assert not missing, f"docs/client.md's 'Using dsh-tui' does not name {missing}"
+
+
+def test_the_conformance_check_documents_every_option() -> None:
+    testing = (DOCS / "testing.md").read_text(encoding="utf-8")
+    section = testing.split("### Conformance check", 1)[1].split("\n### ", 1)[0]
+    missing = sorted(
+        option for option in long_options(build_check_parser()) if option not in section
+    )
+    assert not missing, f"docs/testing.md's 'Conformance check' does not name {missing}"
 
 
 def toml_blocks(page: Path) -> list[str]:

@@ -45,6 +45,7 @@ from tui.main_screen import MainScreen
 from tui.sanitize import clean_line, sanitize_text, strip_control
 from tui.session_controller import SessionController
 from tui.session_events import Connected, SessionEvent
+from tui.session_prompts import FirstPrompts, prompts_path
 from tui.settings_store import DiffView, SettingsStore
 from tui.state import Change
 from tui.transcript_text import runs_of
@@ -132,6 +133,7 @@ class DshApp(App[None]):
         # Held, not queried: every streamed update goes to it.
         self.transcript = ConversationView(self.config.cwd, id="conversation")
         self.history = PromptHistory.for_workspace(self.config.cwd)
+        self.first_prompts = FirstPrompts(prompts_path(self.config.cwd))
         register_alt_enter()
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
@@ -294,6 +296,9 @@ class DshApp(App[None]):
 
     def on_session_turn_started(self, message: messages.TurnStarted) -> None:
         self.hide_welcome()  # also for a prompt submitted to the controller directly
+        session = self.controller.session
+        if session is not None:  # for the resume picker's rows
+            self.first_prompts.sent(session.session_id, session.resumed, message.event.text)
         self.query_one(PlanView).unpin_finished()
         self.query_one(PromptArea).placeholder = WORKING_PLACEHOLDER
         self.refresh_bindings()

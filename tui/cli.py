@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal client for the Agent Client Protocol (ACP). "
         "`dsh-tui demo` plays the capability-negotiation demo; `dsh-tui replay FILE` plays "
         "a recording back; `dsh-tui agents` lists the agents it can run by name; "
-        "`dsh-tui config` shows the settings in force and where each came from.",
+        "`dsh-tui config` shows the settings in force and where each came from; "
+        "`dsh-tui check --agent AGENT` runs ACP conformance checks against an agent.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
     parser.add_argument(
@@ -185,6 +186,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         with quiet_terminal():
             sys.exit(replay(arguments[1:]))
+    if arguments[:1] == ["check"]:
+        from tui.check.cli import main as check
+
+        sys.exit(check(arguments[1:]))
     if arguments[:1] in (["config"], ["agents"]):
         from tui.settings_cli import main as settings_main
 

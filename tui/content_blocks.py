@@ -41,3 +41,8 @@ def block_text(block: ContentBlock) -> str:
     if isinstance(block, ResourceContentBlock):
         return f"[{block.name}]({block.uri})"
     return f"[resource {block.resource.uri}]"
+
+
+def standalone(block: ContentBlock) -> bool:
+    """Whether a block stands apart in a message (an image, a link): any block but text."""
+    return getattr(block, "type", "text") != "text"

@@ -21,10 +21,15 @@ log = logging.getLogger(__name__)
 MAX_ENTRIES = 500
 
 
+def workspace_digest(workspace: Path) -> str:
+    """A workspace's name for per-workspace files: a hash of its path (paths may hold any
+    character)."""
+    return hashlib.sha256(str(workspace).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
 def history_path(workspace: Path) -> Path:
-    """One file per workspace, named by a hash of its path (paths may hold any character)."""
-    digest = hashlib.sha256(str(workspace).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return Path(user_state_dir("dsh-tui")) / "history" / f"{digest}.jsonl"
+    """One file per workspace."""
+    return Path(user_state_dir("dsh-tui")) / "history" / f"{workspace_digest(workspace)}.jsonl"
 
 
 class PromptHistory:

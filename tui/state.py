@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tui.content_blocks import block_text as block_text  # re-exported: widgets show blocks
+from tui.content_blocks import standalone
 from tui.sanitize import clean_line
 from tui.terminal_meta import apply_terminal_meta
 from tui.terminal_source import TerminalState
@@ -46,12 +47,14 @@ class MessageEntry:
     happens once per read, which the transcript does only when it builds the widget.
     """
 
-    __slots__ = ("_chunks", "chars", "role")
+    __slots__ = ("_chunks", "block_last", "chars", "role")
 
     def __init__(self, role: Role, text: str = "") -> None:
         self.role: Role = role
         self._chunks: list[str] = [text] if text else []
         self.chars = len(text)
+        # The last chunk was an image, a link or a resource: what follows starts a paragraph.
+        self.block_last = False
 
     @property
     def text(self) -> str:
@@ -68,6 +71,14 @@ class MessageEntry:
         if text:
             self._chunks.append(text)
             self.chars += len(text)
+
+    def paragraph_break(self) -> str:
+        """What to append so the next chunk starts a paragraph of its own (a Markdown
+        paragraph needs a blank line: one newline would join the lines with a space)."""
+        tail = "".join(self._chunks[-2:])[-2:]
+        if not tail or tail == "\n\n":
+            return ""
+        return "\n" if tail.endswith("\n") else "\n\n"
 
     def __repr__(self) -> str:
         return f"MessageEntry(role={self.role!r}, chars={self.chars})"
@@ -320,13 +331,20 @@ class Conversation:
         """Something the client cannot show: a small note instead of an error."""
         return self.notice(f"unsupported {what} (not shown)", "warning")
 
-    def append_text(self, role: Role, text: str) -> list[Change]:
-        """Chunks merge into the current block of their kind; another kind starts a new block."""
+    def append_text(self, role: Role, text: str, standalone: bool = False) -> list[Change]:
+        """Chunks merge into the current block of their kind; another kind starts a new block.
+
+        A `standalone` chunk (an image, a link, a resource: not text) is a paragraph of its
+        own, so `[image]`, a link and the words around them never run into one line."""
         last = self.entries[-1] if self.entries else None
         if isinstance(last, MessageEntry) and last.role == role and last is not self._closed:
+            if standalone or last.block_last:
+                text = last.paragraph_break() + text
+            last.block_last = standalone
             last.append(text)
             return [TextAppended(last, text)]
         entry = MessageEntry(role, text)
+        entry.block_last = standalone
         if self._between_turns:
             self._closed = entry
         return self.add(entry)
@@ -349,11 +367,11 @@ class Conversation:
 
         match update:
             case UserMessageChunk(content=block):
-                return self.append_text("user", block_text(block))
+                return self.append_text("user", block_text(block), standalone(block))
             case AgentMessageChunk(content=block):
-                return self.append_text("agent", block_text(block))
+                return self.append_text("agent", block_text(block), standalone(block))
             case AgentThoughtChunk(content=block):
-                return self.append_text("thought", block_text(block))
+                return self.append_text("thought", block_text(block), standalone(block))
             case ToolCallStart() | ToolCallProgress():
                 return self.upsert_tool_call(update)
             case AgentPlanUpdate(entries=entries):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tui.capabilities import can_list
 from tui.sanitize import clean_line
+from tui.session_prompts import first_prompt, prompts_path, remembered
 from tui.widgets.choice import Choice, ChoiceScreen, select_option_choices
 
 if TYPE_CHECKING:
@@ -19,12 +20,16 @@ if TYPE_CHECKING:
     from tui.connection.login import LoginMethod
 
 
-def session_label(info: SessionInfo) -> str:
-    """`2026-12-02 14:50:23  title`: the time first, to the second, so a long title cut by
-    the picker's width never hides what tells two same-titled sessions apart."""
+def session_choice(info: SessionInfo, noted: dict[str, str]) -> Choice:
+    """`2026-12-02 14:50:23  title`, the time first, to the second, so a long title cut by
+    the picker's width never hides what tells two same-titled sessions apart; then, on a
+    second line, `› ` and the session's first prompt, unless it is the title itself."""
     title = info.title or "(untitled)"
     when = (info.updated_at or "")[:19].replace("T", " ")
-    return f"{when}  {title}" if when else title
+    prompt = first_prompt(info, noted)
+    label = f"{when}  {title}" if when else title
+    detail = None if prompt is None or prompt == title else f"› {prompt}"
+    return Choice(info.session_id, label, detail=detail)
 
 
 def offers_modes(app: DshApp) -> bool:
@@ -133,9 +138,10 @@ async def pick_session(
     app: DshApp, sessions: list[SessionInfo], title: str = "Resume a session"
 ) -> str | None:
     """The session picker: the chosen session's id, or None on Esc."""
-    choices = [(info.session_id, session_label(info)) for info in sessions]
+    noted = remembered(prompts_path(app.config.cwd))
+    choices = [session_choice(info, noted) for info in sessions]
     answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-    app.push_screen(ChoiceScreen(title, choices, None), answer.set_result)
+    app.push_screen(ChoiceScreen(title, choices, None, wide=True), answer.set_result)
     return await answer
 
 

@@ -17,6 +17,8 @@ last user message is read as a tiny command language:
 - `mcp` lists the session's MCP servers and their tools; `mcp SERVER TOOL {JSON}` calls
   one with those arguments (`{}` when left out).
 - `help` lists this; `demo` plays the bundled demo scenario.
+- The prompt of `dsh-tui check` (`dsh_common.conformance.CHECK_PROMPT`, exactly) plays the
+  bundled `check` scenario: a read, an edit and a command, so the check runs offline.
 
 Files attached to the prompt (`@` mentions) are acknowledged first, by name and size
 (`attached: src/app.py, 120 lines.`); the command is read from the prompt text alone.
@@ -58,6 +60,7 @@ from agent.models.base import (
 )
 from agent.models.scripted import Scenario, ScriptedModel, bundled_scenario
 from dsh_common.attachments import uri_label
+from dsh_common.conformance import CHECK_PROMPT
 
 HELP = """\
 **Offline mode commands.** Each one runs a tool, so you can try every card without a model:
@@ -106,11 +109,13 @@ class ToolCalls:
 
 
 @dataclass(frozen=True, slots=True)
-class Demo:
-    """Hand the turn to the bundled demo scenario."""
+class Play:
+    """Hand the turn to a bundled scenario: `demo`, or `check` for the conformance check."""
+
+    scenario: str
 
 
-Command: TypeAlias = Reply | ToolCalls | Demo
+Command: TypeAlias = Reply | ToolCalls | Play
 
 _HEAD = re.compile(r"^(\S+)(?:\s+(.*))?$")
 _TODO_MARK = re.compile(r"^\[( |x|X|>)\]\s*")
@@ -301,6 +306,8 @@ def parse_command(prompt: str, cwd: str, tools: Sequence[ToolSpec] = ()) -> Comm
     """Read one prompt as an offline command; pure, so each command is testable alone.
 
     `tools` are the specs the model is offered (the `mcp` command lists and calls those)."""
+    if prompt.strip() == CHECK_PROMPT:
+        return Play("check")
     lines = prompt.replace("\r\n", "\n").strip("\n").split("\n")
     first, body = lines[0].strip(), lines[1:]
     if first.startswith("$") and (len(first) == 1 or first[1].isspace()):
@@ -311,7 +318,7 @@ def parse_command(prompt: str, cwd: str, tools: Sequence[ToolSpec] = ()) -> Comm
     if word in ("help", "/help", "?") and not rest and not body:
         return Reply(HELP)
     if word in ("demo", "/demo") and not rest and not body:
-        return Demo()
+        return Play("demo")
     if word == "read":
         return _parse_read(rest, cwd)
     if word == "write":
@@ -400,7 +407,7 @@ class OfflineModel:
     """The default model: answers locally from the last user message. Holds no session state."""
 
     def __init__(self, demo: Scenario | None = None) -> None:
-        self._demo = demo
+        self._scenarios: dict[str, Scenario] = {} if demo is None else {"demo": demo}
 
     @property
     def name(self) -> str:
@@ -418,10 +425,11 @@ class OfflineModel:
         content = message_text(messages[index]) if index >= 0 else ""
         prompt, attached = split_context(content)
         command = parse_command(prompt, cwd, tools)
-        if isinstance(command, Demo):
-            if self._demo is None:
-                self._demo = bundled_scenario("demo")
-            async for delta in ScriptedModel(self._demo).stream(messages, tools, cwd=cwd):
+        if isinstance(command, Play):
+            scenario = self._scenarios.get(command.scenario)
+            if scenario is None:
+                scenario = self._scenarios[command.scenario] = bundled_scenario(command.scenario)
+            async for delta in ScriptedModel(scenario).stream(messages, tools, cwd=cwd):
                 yield delta
             return
         if steps_since_user(messages) > 0:

@@ -52,6 +52,7 @@ from agent.views import (
     ToolResultView,
     fence_console,
 )
+from dsh_common.private_files import open_private
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -401,13 +402,14 @@ async def start_background(
     """Start a detached command whose combined output goes to a log file; (pid, log path).
 
     The job (every process it starts, daemons included) is killed at the session's end, and
-    its log directory removed then."""
+    its log directory removed then. The log holds the command's output, so it is private
+    (0600 in a 0700 directory, whatever the umask)."""
     log_dir = Path(tempfile.mkdtemp(prefix="dsh-bash-"))
     log_dir_created(log_dir)
     log_path = log_dir / "output.log"
     job = Job(new_token(), 0, log_dir)
     try:
-        with log_path.open("wb") as log_file:
+        with open_private(log_path, "wb") as log_file:
             proc = await asyncio.create_subprocess_exec(
                 "bash",
                 "-c",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import stat
 from pathlib import Path
 
 import pytest
@@ -403,6 +404,20 @@ async def test_background_run(tmp_path: Path) -> None:
             break
         await asyncio.sleep(0.02)
     assert log_path.read_text() == "from-bg\n"
+
+
+async def test_a_background_log_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    old_umask = os.umask(0o022)
+    try:
+        result = await bash.execute(
+            run_args("echo secret-output", run_in_background=True), ToolContext(tmp_path)
+        )
+    finally:
+        os.umask(old_umask)
+    log_path = Path(result.output.split(" goes to ")[1].split(" (")[0])
+    assert log_path.parent.name.startswith("dsh-bash-")
+    assert stat.S_IMODE(log_path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(log_path.parent.stat().st_mode) == 0o700
 
 
 async def test_argument_errors(tmp_path: Path) -> None:

@@ -52,8 +52,16 @@ in while the marker exists. With "atPrompt": true in "auth", session/new is answ
 session/prompt that answers auth_required until the login.
 Script option "newUpdates": [UPDATE, ...] sends those raw updates just after the session/new
 answer (as agents advertise their commands).
+Script option "guarded": true reads stdin through dsh_common's line guard, as dsh-agent does
+(a line that is not JSON gets -32700); without it the SDK's own reader drops such a line.
+Script option "answer": {METHOD: result} answers that request method with that result (an
+agent that answers what it does not know). Script option "ignoreCancel": true hears
+session/cancel without stopping the turn. Action {"wait_cancel": true} holds the turn until
+session/cancel arrives. "${CWD}" in any string of an action is the session's cwd.
 Script option "closeFile": path advertises sessionCapabilities.close and appends each closed
 session id to that file.
+Script option "sessions": [raw SessionInfo, ...] advertises sessionCapabilities.list and
+answers session/list with them, as they are.
 """
 
 from __future__ import annotations
@@ -75,6 +83,7 @@ from acp.schema import (
     PromptCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionListCapabilities,
     SessionResumeCapabilities,
 )
 
@@ -111,12 +120,53 @@ def block_line(block: Any) -> str:
     return str(kind)
 
 
+def answering(result: Any) -> Any:
+    async def answer(params: Any) -> Any:
+        return result
+
+    return answer
+
+
+def with_cwd(value: Any, cwd: str) -> Any:
+    """The action with "${CWD}" replaced by the session's cwd in every string."""
+    if isinstance(value, str):
+        return value.replace("${CWD}", cwd)
+    if isinstance(value, dict):
+        return {key: with_cwd(item, cwd) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_cwd(item, cwd) for item in value]
+    return value
+
+
+async def serve_guarded(agent: ScriptAgent, unstable: bool) -> None:
+    """The agent on stdio through the shared line guard (what dsh-agent reads through)."""
+    from acp.core import AgentSideConnection
+    from acp.stdio import stdio_streams
+
+    from dsh_common.jsonrpc_lines import READ_CHUNK_BYTES, LineTransport
+
+    reader, writer = await stdio_streams(limit=READ_CHUNK_BYTES)
+    transport = LineTransport(reader, writer)
+    conn = AgentSideConnection(
+        agent,  # type: ignore[arg-type]
+        transport,
+        listening=False,
+        use_unstable_protocol=unstable,
+    )
+    try:
+        await conn.listen()
+    finally:
+        await conn.close()
+
+
 class ScriptAgent:
     def __init__(self, script: dict[str, Any]) -> None:
         self.script = script
         self.later: asyncio.Task[None] | None = None
         self.turn = 0
         self.cancelled = asyncio.Event()
+        self.cancel_heard = asyncio.Event()
+        self.cwd = ""
         self.prompt_text = ""
         self.prompt_blocks: list[str] = []
         wanted = script.get("auth", {}).get("env")
@@ -132,6 +182,8 @@ class ScriptAgent:
             # session/set_model is unstable and not in this SDK: routed by hand.
             route = Route("session/set_model", self.set_session_model, "request")
             self.raw._handler.add_route(route)
+        for method, result in self.script.get("answer", {}).items():
+            self.raw._handler.add_route(Route(method, answering(result), "request"))
 
     async def set_session_model(self, params: Any) -> dict[str, Any]:
         models = self.script["sessionExtra"]["models"]
@@ -163,6 +215,7 @@ class ScriptAgent:
                 session_capabilities=SessionCapabilities(
                     resume=SessionResumeCapabilities() if self.script.get("resume") else None,
                     close=SessionCloseCapabilities() if "closeFile" in self.script else None,
+                    list=SessionListCapabilities() if "sessions" in self.script else None,
                 ),
             ),
             agent_info=Implementation(
@@ -211,6 +264,7 @@ class ScriptAgent:
         if not self.authenticated and not self.script["auth"].get("atPrompt"):
             raise RequestError.auth_required()
         self.log_session("session/new", "s1", kwargs.get("mcp_servers"))
+        self.cwd = cwd
         extra = {key: self.script[key] for key in ("modes", "configOptions") if key in self.script}
         response = NewSessionResponse.model_validate({"sessionId": "s1", **extra})
         if "newUpdates" in self.script:
@@ -219,6 +273,9 @@ class ScriptAgent:
             return response
         raw: dict[str, Any] = response.model_dump(mode="json", by_alias=True, exclude_none=True)
         return {**raw, **self.script["sessionExtra"]}
+
+    async def list_sessions(self, **kwargs: Any) -> dict[str, Any]:
+        return {"sessions": self.script["sessions"]}
 
     async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
         self.log_session("session/resume", session_id, kwargs.get("mcp_servers"))
@@ -231,6 +288,8 @@ class ScriptAgent:
         return {}
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> dict[str, Any]:
+        if "load" not in self.script:
+            raise RequestError.method_not_found("session/load")
         self.log_session("session/load", session_id, kwargs.get("mcp_servers"))
         for update in self.script["load"]:
             await self.raw.send_notification(
@@ -252,7 +311,9 @@ class ScriptAgent:
         return {"configOptions": options}
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        self.cancelled.set()
+        self.cancel_heard.set()
+        if not self.script.get("ignoreCancel"):
+            self.cancelled.set()
 
     async def prompt(self, session_id: str, prompt: Any, **kwargs: Any) -> PromptResponse:
         if not self.authenticated:
@@ -261,12 +322,13 @@ class ScriptAgent:
         actions = prompts[min(self.turn, len(prompts) - 1)]
         self.turn += 1
         self.cancelled.clear()
+        self.cancel_heard.clear()
         self.prompt_text = "".join(prompt_texts(prompt))
         self.prompt_blocks = [block_line(block) for block in prompt or []]
         for action in actions:
             if self.cancelled.is_set():
                 return PromptResponse(stop_reason="cancelled")
-            stop = await self.play(session_id, action)
+            stop = await self.play(session_id, with_cwd(action, self.cwd))
             if stop:
                 return PromptResponse(stop_reason=stop)
         return PromptResponse(stop_reason="end_turn")
@@ -357,6 +419,8 @@ class ScriptAgent:
         elif "sleep" in action:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.cancelled.wait(), action["sleep"])
+        elif "wait_cancel" in action:
+            await self.cancel_heard.wait()
         elif "wait_file" in action:
             while not os.path.exists(action["wait_file"]) and not self.cancelled.is_set():
                 with contextlib.suppress(TimeoutError):
@@ -427,6 +491,9 @@ def main() -> None:
     # session/resume and session/close are unstable in this SDK: routed only with the flag,
     # which stays off otherwise so the other unstable methods stay unknown, as before.
     unstable = bool(script.get("resume")) or "closeFile" in script
+    if script.get("guarded"):
+        asyncio.run(serve_guarded(ScriptAgent(script), unstable))
+        return
     asyncio.run(run_agent(ScriptAgent(script), use_unstable_protocol=unstable))  # type: ignore[arg-type]
 
 

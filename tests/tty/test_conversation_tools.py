@@ -13,6 +13,8 @@ import pytest
 from harness import SIZES, TtyApp, header_ready, script_agent_command, size_id
 from harness import wait_until as wait_for_file
 
+from tui.widgets.search_highlight import CURRENT_STYLE
+
 Start = Callable[..., TtyApp]
 
 # The mark at the left of the entry under the cursor (the outline CSS draws it).
@@ -164,19 +166,19 @@ def test_search_finds_opens_and_steps(tty: Start, home: Path, size: tuple[int, i
     app.wait_for(search_line)
     app.type("thought-words")  # lower case: any case; in the closed thought, far above
     app.wait_for(THOUGHT)  # opened and scrolled to
-    app.wait_for(lambda lines: "1/1" in search_line(lines))
+    app.wait_for(lambda lines: "match 1 of 1" in search_line(lines))
     app.send(b"\x15")  # Ctrl+U: the query cleared (keys one a write: a burst loses keys today)
     app.wait_for(lambda lines: "enter next" in search_line(lines))
     app.type("COPIED")
-    app.wait_for(lambda lines: "1/2" in search_line(lines))
+    app.wait_for(lambda lines: "match 1 of 2" in search_line(lines))
     app.key("enter")
-    app.wait_for(lambda lines: "2/2" in search_line(lines))
+    app.wait_for(lambda lines: "match 2 of 2" in search_line(lines))
     app.key("shift+enter")
-    app.wait_for(lambda lines: "1/2" in search_line(lines))
+    app.wait_for(lambda lines: "match 1 of 2" in search_line(lines))
     app.key("enter")
-    app.wait_for(lambda lines: "2/2" in search_line(lines))
+    app.wait_for(lambda lines: "match 2 of 2" in search_line(lines))
     app.key("enter")  # wraps around
-    app.wait_for(lambda lines: "1/2" in search_line(lines))
+    app.wait_for(lambda lines: "match 1 of 2" in search_line(lines))
     app.type("-NOWHERE")
     app.wait_for(lambda lines: "no match" in search_line(lines))
     app.key("escape")
@@ -234,3 +236,74 @@ def test_new_session_closes_the_old_one_and_clears(tty: Start, home: Path) -> No
     time.sleep(0.1)
     app.key("enter")  # the fresh session answers
     app.wait_for(LAST)
+
+
+def occurrences(app: TtyApp, word: str) -> list[tuple[int, str, str]]:
+    """Each place `word` is drawn in the transcript (above the search bar): its row, and the
+    background of its cells and of the cell after it (one colour, when painted alone)."""
+    with app.lock:
+        lines = list(app.screen.display)
+        buffer = app.screen.buffer
+        found = []
+        for row, line in enumerate(lines):
+            if line.startswith(" ⌕ "):
+                break
+            at = line.find(word)
+            while at >= 0:
+                colours = {buffer[row][column].bg for column in range(at, at + len(word))}
+                after = buffer[row][at + len(word)].bg
+                found.append((row, "/".join(sorted(colours)), after))
+                at = line.find(word, at + 1)
+    return found
+
+
+def painted(app: TtyApp, word: str, count: int) -> Callable[[list[str]], bool]:
+    """`count` occurrences drawn, each painted in one colour of its own (not the cells')."""
+
+    def check(_lines: list[str]) -> bool:
+        found = occurrences(app, word)
+        return len(found) == count and all("/" not in bg and bg != after for _, bg, after in found)
+
+    return check
+
+
+def current_row(app: TtyApp, word: str) -> int | None:
+    """The row of the occurrence painted as the current match (when there is one only)."""
+    triplet = CURRENT_STYLE.bgcolor.triplet if CURRENT_STYLE.bgcolor else None
+    current = triplet.hex.lstrip("#") if triplet else ""
+    rows = [row for row, bg, _ in occurrences(app, word) if bg == current]
+    return rows[0] if len(rows) == 1 else None
+
+
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_search_paints_the_words_and_steps_with_n(
+    tty: Start, home: Path, size: tuple[int, int]
+) -> None:
+    """The matched words themselves are painted, the current one apart; after Enter the bar
+    has the keys: n and N step, another letter refines the query."""
+    app = start(tty, home, size)
+    app.key("ctrl+f")
+    app.wait_for(search_line)
+    app.type("COPIED")
+    app.wait_for(lambda lines: "match 1 of 2" in search_line(lines))
+    app.wait_for(painted(app, "COPIED", 2))
+    rows = sorted(row for row, _, _ in occurrences(app, "COPIED"))
+    app.wait_for(lambda _lines: current_row(app, "COPIED") == rows[0])
+    app.key("enter")
+    app.wait_for(lambda lines: "match 2 of 2" in search_line(lines))
+    app.wait_for(lambda lines: "n Next match  N Previous match" in lines[-1])  # the footer
+    app.wait_for(lambda _lines: current_row(app, "COPIED") == rows[1])
+    app.type("n")  # wraps around
+    app.wait_for(lambda lines: "match 1 of 2" in search_line(lines))
+    app.wait_for(lambda _lines: current_row(app, "COPIED") == rows[0])
+    app.type("N")
+    app.wait_for(lambda lines: "match 2 of 2" in search_line(lines))
+    app.wait_for(lambda _lines: current_row(app, "COPIED") == rows[1])
+    app.type("-OUT")  # back to the query: `COPIED-OUT`
+    app.wait_for(lambda lines: "COPIED-OUT " in search_line(lines))
+    app.wait_for(painted(app, "COPIED-OUT", 2))
+    app.wait_for(lambda lines: "n Next match" not in lines[-1])  # n types in the query
+    app.key("escape")
+    app.wait_for(lambda lines: not search_line(lines))
+    app.wait_for(lambda _lines: all(bg == after for _, bg, after in occurrences(app, "COPIED")))
+    assert app.text().count("COPIED-OUTPUT") == 2, app.dump()

@@ -23,6 +23,7 @@ def test_long_alike_titles_keep_their_times_in_the_picker(tty: Start, home: Path
         wait_until(lambda n=n: turns_ended(home) == n, what=f"session {n}'s turn", timeout=30)
         assert app.quit() == 0
     picker = tty(["--resume"], size=(80, 24))
-    lines = picker.wait_for(lambda lines: sum("please explain" in x for x in lines) == 2, 30)
-    rows = [line for line in lines if "please explain" in line]
-    assert all(WHEN.search(row) for row in rows), picker.dump()
+    # Each row: the time and the title, then the first prompt on a line of its own.
+    lines = picker.wait_for(lambda lines: sum("› please explain" in x for x in lines) == 2, 30)
+    rows = [line for line in lines if "please explain" in line and "›" not in line]
+    assert len(rows) == 2 and all(WHEN.search(row) for row in rows), picker.dump()

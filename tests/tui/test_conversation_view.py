@@ -74,6 +74,49 @@ async def test_a_burst_larger_than_a_batch_is_pruned_in_full() -> None:
         assert view.hidden_count + len(cards) == total
 
 
+async def test_one_burst_over_the_limit_mounts_only_what_it_keeps() -> None:
+    """Entries of one burst that the prune would remove at once are never mounted, yet count
+    as hidden, and the banner brings them back in order with their latest state."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test() as pilot:
+        view = app.query_one(ConversationView)
+        mounted: list[str] = []
+        original = ToolCard.on_mount
+
+        def record(card: ToolCard) -> None:
+            mounted.append(card.entry.tool_call_id)
+            original(card)
+
+        ToolCard.on_mount = record  # type: ignore[method-assign]
+        try:
+            total = 3 * MAX_LIVE
+            changes = calls(conversation, range(total))
+            done = ToolCallProgress(
+                session_update="tool_call_update", tool_call_id="c0", status="completed"
+            )
+            changes += conversation.apply(done)  # an update for a card that never mounts
+            view.apply(changes)
+            await pilot.pause()
+            cards = list(view.query(ToolCard))
+            assert [card.entry.tool_call_id for card in cards] == [
+                f"c{index}" for index in range(total - MAX_LIVE, total)
+            ]
+            assert view.hidden_count == total - MAX_LIVE
+            assert sorted(mounted) == sorted(card.entry.tool_call_id for card in cards)
+            assert f"{total - MAX_LIVE} earlier entries are not shown" in str(
+                view.query_one(".hidden-banner").render()
+            )
+            while view.hidden_count:
+                view.show_earlier()
+                await pilot.pause()
+            shown = [card.entry.tool_call_id for card in view.query(ToolCard)]
+            assert shown == [f"c{index}" for index in range(total)]
+            assert view.query(ToolCard).first().has_class("-completed")
+        finally:
+            ToolCard.on_mount = original  # type: ignore[method-assign]
+
+
 async def test_the_view_follows_the_end_through_bursts() -> None:
     app = Host()
     conversation = Conversation()

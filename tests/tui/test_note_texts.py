@@ -60,3 +60,39 @@ def test_two_chunks_out_of_turn_are_two_messages_not_one_line() -> None:
         "go",
         "in turn",
     ]
+
+
+def test_image_link_and_text_chunks_of_one_message_stand_apart() -> None:
+    """`[image]see this[link]` used to be one line: each non-text block is a paragraph."""
+    from acp.schema import (
+        AgentMessageChunk,
+        ImageContentBlock,
+        ResourceContentBlock,
+        TextContentBlock,
+    )
+
+    from tui.state import Conversation, MessageEntry
+
+    def chunk(block: object) -> AgentMessageChunk:
+        return AgentMessageChunk(session_update="agent_message_chunk", content=block)  # type: ignore[arg-type]
+
+    image = ImageContentBlock(type="image", mime_type="image/png", data="AAAA")
+    link = ResourceContentBlock(type="resource_link", name="spec.md", uri="file:///w/spec.md")
+    conversation = Conversation()
+    conversation.add_prompt("go")
+    for block in [
+        image,
+        TextContentBlock(type="text", text="see "),
+        TextContentBlock(type="text", text="this"),
+        link,
+        link,
+        TextContentBlock(type="text", text="line\n"),
+        image,
+    ]:
+        conversation.apply(chunk(block))
+    reply = conversation.entries[-1]
+    assert isinstance(reply, MessageEntry)
+    assert reply.text == (
+        "[image image/png, 3 bytes]\n\nsee this\n\n[spec.md](file:///w/spec.md)\n\n"
+        "[spec.md](file:///w/spec.md)\n\nline\n\n[image image/png, 3 bytes]"
+    )

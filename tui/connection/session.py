@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 STREAM_LIMIT_BYTES = READ_CHUNK_BYTES
 SHUTDOWN_TIMEOUT_S = 1.0
 
+# Builds the client object: TuiClient, or a subclass that serves less (`dsh-tui check`).
+ClientFactory = Callable[[ClientSink, ConfinedFs, TerminalManager], TuiClient]
 # The sessions to pick from, and the id asked for that the agent did not find (else None).
 SessionChooser = Callable[[list[SessionInfo], str | None], Awaitable[str | None]]
 # ACP's "resource not found", which dsh-agent answers for a session id it does not have.
@@ -319,11 +321,16 @@ async def open_session(
     clock: Callable[[], float] = time.monotonic,
     login: LoginChooser | None = None,
     ask_env: EnvAsker | None = None,
+    capabilities: ClientCapabilities | None = None,
+    make_client: ClientFactory = TuiClient,
 ) -> AsyncIterator[AgentConnection]:
     """Spawn the agent (or take `process`, already started from `spec`), negotiate, open a
     session, and always reap the process on exit. `tap` (the traffic inspector's store) sees
-    every line on the wire, and so does the `Recorder` writing `spec.record` when it is set."""
-    capabilities = client_capabilities(spec.terminal)
+    every line on the wire, and so does the `Recorder` writing `spec.record` when it is set.
+    `capabilities` replaces the ones `spec.terminal` implies (the conformance check turns fs
+    off too), and `make_client` builds the client object."""
+    if capabilities is None:
+        capabilities = client_capabilities(spec.terminal)
     if process is None:
         process = AgentProcess.start(spec)
     if isinstance(process, ServesClientSide):
@@ -333,7 +340,7 @@ async def open_session(
             ConfinedFs([spec.cwd, *spec.allow_dirs]),
             TerminalManager(default_cwd=spec.cwd, clock=clock),
         )
-    client = TuiClient(sink, fs, terminals)
+    client = make_client(sink, fs, terminals)
     async with contextlib.AsyncExitStack() as stack:
         # Unwound in reverse: the connection closes, the recording is written out, the agent
         # is reaped, then the terminals it left are closed, whatever went wrong on the way.

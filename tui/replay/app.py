@@ -23,6 +23,7 @@ from tui.history import PromptHistory
 from tui.permissions import PendingPermission
 from tui.replay.process import ReplayProcess, recorded_resume
 from tui.session_events import PermissionAsked, PermissionClosed, SessionEvent
+from tui.session_prompts import FirstPrompts
 from tui.widgets.prompt import PromptArea
 
 DEFAULT_SPEED = 1.0
@@ -45,6 +46,7 @@ class ReplayApp(DshApp):
     def __init__(self, config: AppConfig, replay: ReplayProcess) -> None:
         super().__init__(config)
         self.history = PromptHistory(None)  # a replay's prompts are not the user's
+        self.first_prompts = FirstPrompts(None)  # nor are its sessions
         self.replay = replay
         replay.bind(self.controller)
         self._answered: set[int] = set()  # the recorded permission questions answered

@@ -5,7 +5,8 @@ for a choice that cannot work yet, the row dimmed and `⚠ why` (a model whose k
 which the agent says in the option's `_meta["dsh.unavailable"]`). The picker's keys are in
 its own footer, in place of the app's, whose keys act on the screen behind it. Choosing a
 choice that cannot work yet does not switch to it: the picker stays open and says how to fix
-it, rather than let the error wait for the next prompt.
+it, rather than let the error wait for the next prompt. A choice with a `detail` has it on a
+second dim line, never wrapped either (the resume picker's first prompts, in a wider picker).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tui.sanitize import clean_line
 
 UNAVAILABLE_META_KEY = "dsh.unavailable"
 _NEEDS_VARIABLE = re.compile(r"needs ([A-Z][A-Z0-9_]*)")
+DETAIL_INDENT = 2
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class Choice:
     label: str
     note: str | None = None  # shown dim after the label
     warning: str | None = None  # why it cannot work yet: the row is dimmed and says so
+    detail: str | None = None  # a second, dim line (a session's first prompt)
 
 
 def select_option_choices(option: Any) -> list[Choice]:
@@ -78,6 +81,8 @@ def row_text(choice: Choice, current: bool) -> Text:
         text.append(f"  ⚠ {choice.warning}", style="yellow")
     elif choice.note:
         text.append(f"  {choice.note}", style="dim")
+    if choice.detail:
+        text.append(f"\n{' ' * DETAIL_INDENT}{choice.detail}", style="dim")
     text.no_wrap = True
     text.overflow = "ellipsis"
     return text
@@ -94,6 +99,7 @@ class ChoiceScreen(ModalScreen[str | None]):
     ]
     DEFAULT_CSS = """
     ChoiceScreen { align: center middle; }
+    ChoiceScreen.-wide > OptionList { width: 90%; max-width: 120; }
     ChoiceScreen > OptionList {
         width: 60;
         max-height: 20;
@@ -106,9 +112,14 @@ class ChoiceScreen(ModalScreen[str | None]):
     """
 
     def __init__(
-        self, title: str, choices: Sequence[tuple[str, str] | Choice], current: str | None
+        self,
+        title: str,
+        choices: Sequence[tuple[str, str] | Choice],
+        current: str | None,
+        *,
+        wide: bool = False,
     ) -> None:
-        super().__init__()
+        super().__init__(classes="-wide" if wide else None)
         self.choices = [
             choice if isinstance(choice, Choice) else Choice(*choice) for choice in choices
         ]

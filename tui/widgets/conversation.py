@@ -71,7 +71,8 @@ class ConversationView(TranscriptCursor, VerticalScroll):
     Only the newest MAX_LIVE entries are widgets while the view follows the end: every widget
     adds to the cost of each layout pass. Earlier ones leave the screen, not the state; the
     banner that counts them brings them back on a click, and nothing is pruned while the
-    user reads back.
+    user reads back. A burst bigger than MAX_LIVE mounts only the entries it keeps: mounting
+    (style, compose, layout) is the per-entry cost, so entries pruned in the same flush skip it.
     """
 
     BINDINGS = CURSOR_BINDINGS  # keyboard access to the entries (tui/widgets/transcript_keys.py)
@@ -170,31 +171,52 @@ class ConversationView(TranscriptCursor, VerticalScroll):
         batch, self._pending_mounts = self._pending_mounts, []
         if not batch:
             return
+        # Not while the user reads back: pruning would pull the page away.
+        skipped = self._skip_pruned(batch) if self.following else []
+        batch = batch[len(skipped) :]
         for widget in batch:
             if isinstance(widget, ToolCard):
                 widget.sync_status_classes()
-        self.mount_all(batch)
-        self._live.extend(batch)
+        if batch:
+            self.mount_all(batch)
+            self._live.extend(batch)
         self.call_after_refresh(self._sync_anchor)
         if self.following:
-            self._prune()  # not while the user reads back: it would pull the page away
+            self._prune(len(skipped))
 
-    def _prune(self) -> None:
+    def _skip_pruned(self, batch: list[Widget]) -> list[Widget]:
+        """The head of `batch` that the prune after this mount would remove at once (a burst
+        bigger than MAX_LIVE): those are never mounted, only counted as hidden. The outcome is
+        the one mounting and pruning them would give, without their mount, style and layout."""
+        excess = len(self._live) + len(batch) - MAX_LIVE
+        if excess < PRUNE_BATCH:
+            return []
+        skipped = batch[: max(0, excess - len(self._live))]
+        self.hidden_count += len(skipped)
+        self._forget(skipped)
+        return skipped
+
+    def _prune(self, skipped: int = 0) -> None:
         """Keep at most MAX_LIVE widgets: the cost of every update grows with widget count.
 
         The oldest entries leave the screen (the state keeps them); a banner counts them.
+        `skipped` entries of this flush were already counted as hidden, never mounted.
         """
         excess = len(self._live) - MAX_LIVE
-        if excess < PRUNE_BATCH:
+        if excess + skipped < PRUNE_BATCH:
             return  # removal costs a layout pass: wait until there is a batch's worth
-        old, self._live = self._live[:excess], self._live[excess:]
-        self.hidden_count += len(old)
-        dropped = {id(widget) for widget in old}
+        if excess > 0:
+            old, self._live = self._live[:excess], self._live[excess:]
+            self.hidden_count += len(old)
+            self._forget(old)
+            self.remove_children(old)
+        self._show_banner()
+
+    def _forget(self, widgets: list[Widget]) -> None:
+        dropped = {id(widget) for widget in widgets}
         self._widgets = {key: w for key, w in self._widgets.items() if id(w) not in dropped}
         for key in dropped:
             self._entry_of.pop(key, None)
-        self.remove_children(old)
-        self._show_banner()
 
     def show_earlier(self) -> None:
         """Bring back the latest PRUNE_BATCH hidden entries, above the ones on screen."""

@@ -1,9 +1,14 @@
 """Ctrl+F: the search bar above the prompt, and what it does to the transcript.
 
-The search itself is `tui.transcript_search`, over the state. Here: the bar's keys (Enter or
-Down the next match, Shift+Enter or Up the previous, Esc closes), the count and the line
-around the current match, and the transcript's part: every entry with a match is tinted, the
-current one is marked and scrolled into view, a folded card or closed thought opens for it.
+The search itself is `tui.transcript_search`, over the state. Here: the bar's keys, the count
+(`match k of N`) and the line around the current match, and the transcript's part: every
+entry with a match is tinted and its matched words painted (`tui.widgets.search_highlight`),
+the current entry is marked and its current match painted apart, scrolled into view, a folded
+card or closed thought opened for it.
+
+Keys: in the query, Enter the next match (and the keys go to the bar, to step), Down the next,
+Shift+Enter or Up the previous. Stepping, n and Enter the next, N the previous; any other key
+that types goes back to the query. Esc closes.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -21,6 +26,7 @@ from textual.widgets import Collapsible, Input, Static
 
 from tui.sanitize import clean_line
 from tui.transcript_search import Results, nearest, search, step
+from tui.widgets.search_highlight import Occurrences, Place, mark, unmark
 from tui.widgets.tool_card import ToolCard
 
 if TYPE_CHECKING:
@@ -33,15 +39,31 @@ CURRENT = "-search-current"
 
 class SearchInput(Input):
     BINDINGS = [
-        Binding("enter,down", "app.search_step(1)", "Next match", show=False),
+        Binding("enter", "step_here(1)", "Next match", show=False),
+        Binding("down", "app.search_step(1)", "Next match", show=False),
         Binding("shift+enter,up", "app.search_step(-1)", "Previous match", show=False),
         Binding("escape", "app.search_close", "Close search", show=False),
     ]
 
+    def action_step_here(self, direction: int) -> None:
+        """The next match, and the keys to the bar, where n and N step."""
+        bar = self.parent
+        if isinstance(bar, SearchBar):
+            bar.move(direction)
+            if bar.results.matches:
+                bar.focus()
+                bar.refresh_bindings()
 
-class SearchBar(Horizontal):
-    """The query, how many matches, and the line of the current one."""
 
+class SearchBar(Horizontal, can_focus=True):
+    """The query, how many matches, and the line of the current one. Focused itself (not its
+    query) while the user steps through the matches."""
+
+    BINDINGS = [
+        Binding("n,enter,down", "step(1)", "Next match"),
+        Binding("N,shift+enter,up", "step(-1)", "Previous match"),
+        Binding("escape", "app.search_close", "Close search"),
+    ]
     DEFAULT_CSS = """
     SearchBar { height: 1; margin: 0 1; }
     SearchBar > .search-icon { width: 2; height: 1; color: $accent; }
@@ -49,6 +71,8 @@ class SearchBar(Horizontal):
         width: 30; height: 1; border: none; padding: 0 1; background: $boost;
     }
     SearchBar > .search-where { width: 1fr; height: 1; padding: 0 1; color: $text-muted; }
+    SearchBar:focus > .search-where { color: $text; background: $boost; }
+    SearchBar:focus > .search-icon { background: $accent; color: $text; }
     """
 
     def __init__(
@@ -91,23 +115,51 @@ class SearchBar(Horizontal):
         self.current = step(self.current, len(self.results.matches), direction)
         self._show()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The bar's keys only while it has them (the footer shows them then); in the query,
+        n and N are letters."""
+        return self.screen.focused is self
+
+    def action_step(self, direction: int) -> None:
+        self.move(direction)
+
+    def on_key(self, event: events.Key) -> None:
+        """Stepping, a key that types (other than n and N) goes back to the query, refining it;
+        and so do the keys that came in the same burst, already on their way to the bar."""
+        if not (event.is_printable and event.character):
+            return
+        focused = self.screen.focused  # now, not as the Focus events already sent say
+        stepping = focused is self and event.key not in ("n", "N")
+        if stepping or focused is self._input:
+            event.stop()
+            event.prevent_default()
+            self.focus_query()
+            self._input.insert_text_at_cursor(event.character)
+            self.refresh_bindings()  # the footer: its keys are the query's again
+
     def _show(self) -> None:
         entries = list(self.entries())
         hits = {match.entry for match in self.results.matches}
         current_entry = None
+        place = None
         if self.current is not None:
-            current_entry = self.results.matches[self.current].entry
+            match = self.results.matches[self.current]
+            current_entry = match.entry
+            place = Place(self.results.texts[match.entry], match.start, match.end)
         for widget in self._marked:
             widget.remove_class(HIT, CURRENT)
+            unmark(widget)
         self._marked = []
+        query = self.results.query
         for index in sorted(hits):
             hit = self.view.widget_of(entries[index])
             if hit is not None:
                 hit.add_class(HIT)
+                mark(hit, Occurrences(query, place if index == current_entry else None))
                 self._marked.append(hit)
         self._where.update(self._where_text())
         if current_entry is not None:
-            self._reveal(entries[current_entry])
+            self._reveal(entries[current_entry], Occurrences(query, place))
 
     def _where_text(self) -> Text:
         count = len(self.results.matches)
@@ -116,7 +168,7 @@ class SearchBar(Horizontal):
         if self.current is None:
             return Text("no match", style="bold")
         line, start, end = self.results.snippet(self.current)
-        text = Text(f"{self.current + 1}/{count}  ", style="bold")
+        text = Text(f"match {self.current + 1} of {count}  ", style="bold")
         shown = clean_line(line)
         if len(shown) == len(line):
             text.append(shown[:start])
@@ -126,7 +178,7 @@ class SearchBar(Horizontal):
             text.append(shown)
         return text
 
-    def _reveal(self, entry: Entry) -> None:
+    def _reveal(self, entry: Entry, occurrences: Occurrences) -> None:
         widget = self.view.reveal(entry)
         if widget is None:
             return
@@ -137,10 +189,18 @@ class SearchBar(Horizontal):
         widget.add_class(HIT, CURRENT)
         if widget not in self._marked:
             self._marked.append(widget)
+        mark(widget, occurrences)
+        # What opening it mounted is marked too, once it is there.
+        self.view.call_after_refresh(self._marked_again, widget, occurrences)
         self.view.call_after_refresh(self.view.show_entry, widget)
+
+    def _marked_again(self, widget: Widget, occurrences: Occurrences) -> None:
+        if widget in self._marked and widget.is_attached:
+            mark(widget, occurrences)
 
     def close(self) -> None:
         for widget in self._marked:
             widget.remove_class(HIT, CURRENT)
+            unmark(widget)
         self._marked = []
         self.remove()

@@ -49,6 +49,7 @@ CONVERSATION_KEYS: list[tuple[str, str]] = [
     ("s / n / p", "in the transcript, on a diff: split or unified, next or previous change"),
     ("esc", "in the transcript: back to the prompt"),
     ("ctrl+f", "search the transcript: enter / down next, shift+enter / up previous, esc close"),
+    ("n / N", "searching, after enter: the next / previous match (other letters refine)"),
     ("/export [FILE]", "the conversation as FILE.md and FILE.html (0600), in the workspace"),
     ("/new", "a new session: the old one closed (session/close when offered), transcript cleared"),
 ]

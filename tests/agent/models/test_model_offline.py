@@ -15,6 +15,7 @@ from agent.models.base import (
 )
 from agent.models.offline import OfflineModel
 from agent.models.scripted import ScriptedModel, bundled_scenario
+from dsh_common.conformance import CHECK_PROMPT
 
 CWD = "/work/space"
 
@@ -172,6 +173,19 @@ async def test_demo_plays_the_bundled_scenario() -> None:
     scripted = await collect(ScriptedModel(bundled_scenario("demo")), messages)
     assert offline == scripted
     assert calls(offline)[0][1] == "todo_write"
+
+
+async def test_the_check_prompt_plays_the_check_scenario() -> None:
+    """`dsh-tui check`'s default turn runs offline: a read, an edit and a command."""
+    messages: list[ChatMessage] = [{"role": "user", "content": CHECK_PROMPT}]
+    offline = await collect(OfflineModel(), messages)
+    assert offline == await collect(ScriptedModel(bundled_scenario("check")), messages)
+    assert [name for _, name, _ in calls(offline)] == ["read"]
+    steps = bundled_scenario("check").steps or ()
+    names = [getattr(item, "name", None) for step in steps for item in step.items]
+    assert [name for name in names if name] == ["read", "edit", "bash"]
+    said = await collect(OfflineModel(), [{"role": "user", "content": CHECK_PROMPT + " now"}])
+    assert said != offline  # only that exact prompt plays the scenario
 
 
 async def test_anything_else_explains_offline_mode() -> None:

@@ -157,6 +157,11 @@ async def test_list_is_newest_first_with_titles(connect: Connect, tmp_path: Path
         assert [s.session_id for s in listed] == [second, first]
         assert never_prompted not in [s.session_id for s in listed]
         assert [s.title for s in listed] == ["Second task", "First task"]
+        # The first prompt, command or not, as typed: it tells same-titled sessions apart.
+        assert [(s.field_meta or {}).get("dsh.firstPrompt") for s in listed] == [
+            "/status",
+            "First task",
+        ]
         assert all(s.cwd == str(h.workspace) and s.updated_at for s in listed)
         assert (await h.conn.list_sessions(cwd=str(tmp_path))).sessions == []
         with pytest.raises(RequestError, match="no cursor"):
