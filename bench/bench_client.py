@@ -29,9 +29,9 @@ from acp import PROTOCOL_VERSION, spawn_agent_process, text_block  # noqa: E402
 
 from support import turns_ended, watch_turns  # noqa: E402
 from tui.app import AppConfig, DshApp  # noqa: E402
-from tui.widgets.conversation import ConversationView  # noqa: E402
-from tui.widgets.messages import AgentMessage  # noqa: E402
-from tui.widgets.tool_card import ToolCard  # noqa: E402
+from tui.widgets.cards.tool_card import ToolCard  # noqa: E402
+from tui.widgets.transcript.conversation import ConversationView  # noqa: E402
+from tui.widgets.transcript.messages import AgentMessage  # noqa: E402
 
 SCRIPT_AGENT = ROOT / "tests" / "e2e" / "script_agent.py"
 # Turns of 100 cards compared at each end of the 2,000-card transcript (medians).

@@ -42,9 +42,9 @@ from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from dsh_common.linediff import Opcode, line_opcodes
-from tui.diffing import DiffContent
-from tui.widgets import diff_panel
-from tui.widgets.diff_panel import DiffPanel
+from tui.diff.diffing import DiffContent
+from tui.widgets.diff import panel as diff_panel
+from tui.widgets.diff.panel import DiffPanel
 
 SIZE = (160, 50)
 CWD = Path("/project")

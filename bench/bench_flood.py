@@ -46,7 +46,7 @@ def rss_mb() -> float:
 def reply_done(app: Any, chars: int) -> bool:
     """The whole reply is in the state, and its widget has drawn everything it was given."""
     from tui.state import MessageEntry
-    from tui.widgets.messages import AgentMessage
+    from tui.widgets.transcript.messages import AgentMessage
 
     entries = app.controller.conversation.entries
     if not entries or not isinstance(entries[-1], MessageEntry):

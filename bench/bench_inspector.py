@@ -41,12 +41,12 @@ from textual.widgets import Static  # noqa: E402
 
 from support import turns_ended, watch_turns  # noqa: E402
 from tui.app import AppConfig, DshApp  # noqa: E402
+from tui.inspector.traffic import MAX_MESSAGES, Traffic  # noqa: E402
 from tui.state import MessageEntry  # noqa: E402
-from tui.traffic import MAX_MESSAGES, Traffic  # noqa: E402
-from tui.widgets import inspector  # noqa: E402
-from tui.widgets.conversation import ConversationView  # noqa: E402
-from tui.widgets.inspector import InspectorPane, TrafficSource  # noqa: E402
-from tui.widgets.messages import AgentMessage  # noqa: E402
+from tui.widgets.inspector import panel as inspector  # noqa: E402
+from tui.widgets.inspector.panel import InspectorPane, TrafficSource  # noqa: E402
+from tui.widgets.transcript.conversation import ConversationView  # noqa: E402
+from tui.widgets.transcript.messages import AgentMessage  # noqa: E402
 
 SCRIPT_AGENT = ROOT / "tests" / "e2e" / "script_agent.py"
 UPDATES = 10_000

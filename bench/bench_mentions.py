@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tui.mentions.fuzzy import FuzzyMatcher
-from tui.mentions.index import build_index
+from tui.prompt.mentions.fuzzy import FuzzyMatcher
+from tui.prompt.mentions.index import build_index
 
 WORDS = (
     *("app", "agent", "api", "auth", "cache", "client", "config", "core", "data", "diff"),

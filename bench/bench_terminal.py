@@ -110,7 +110,7 @@ async def measure(widget_kind: str, text: str, chunk: int | None = None) -> dict
     from textual.strip import Strip
     from textual.widgets import Log
 
-    from tui.widgets.terminal_pane import TerminalPane
+    from tui.widgets.terminal.pane import TerminalPane
 
     last_line = "THE LAST LINE"
     marks: dict[str, float] = {}
@@ -252,8 +252,8 @@ def parser_figures(runs: int) -> None:
     from rich.console import Console
     from textual.strip import Strip
 
-    from tui.sgr import to_rich_text
-    from tui.terminal_stream import TerminalScreenBuffer
+    from tui.terminal.sgr import to_rich_text
+    from tui.terminal.stream import TerminalScreenBuffer
 
     class GeneralPathOnly(TerminalScreenBuffer):
         def _feed_bulk(self, data: str) -> None:
@@ -308,7 +308,7 @@ def parser_figures(runs: int) -> None:
 
 async def terminal_run(pty: bool, path: Path, size: int) -> dict[str, float]:
     """One 10 MB `cat` through a client terminal (see `--process`)."""
-    from tui.terminals import TerminalManager
+    from tui.terminal.terminals import TerminalManager
 
     manager = TerminalManager(pty=pty)
     received = reads = 0
@@ -336,7 +336,7 @@ async def terminal_to_pane(pty: bool, path: Path) -> dict[str, float]:
     """One 10 MB `cat` through a client terminal into a pane that follows it (`--process`)."""
     import tempfile
 
-    from tui.terminals import TerminalManager
+    from tui.terminal.terminals import TerminalManager
 
     manager = TerminalManager(pty=pty)
     marks: dict[str, float] = {}
@@ -353,8 +353,8 @@ async def _to_pane(
     from textual.strip import Strip
 
     from tui.heap import freeze_startup_heap
-    from tui.terminal_source import SpecTerminal
-    from tui.widgets.terminal_pane import TerminalPane
+    from tui.terminal.source import SpecTerminal
+    from tui.widgets.terminal.pane import TerminalPane
 
     class Host(App[None]):
         def compose(self) -> ComposeResult:

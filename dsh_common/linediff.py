@@ -1,7 +1,7 @@
 """Line diff: difflib-style opcodes turning one list of lines into another, fast on big files.
 
 Both dsh-agent (the hunks of its write and edit results, `agent.tools.hunks`) and dsh-tui (the
-diff panel, `tui.diffing`) diff lines with it, so it lives in this leaf package rather than
+diff panel, `tui.diff.diffing`) diff lines with it, so it lives in this leaf package rather than
 in either of them: the client does not depend on one agent's internals.
 
 Why not `difflib`: `SequenceMatcher` with autojunk off is quadratic when lines repeat (`}`,

@@ -12,7 +12,7 @@ import pytest
 from support import wait_until
 from tui import cli
 from tui.app import DshApp
-from tui.widgets.messages import Notice
+from tui.widgets.transcript.messages import Notice
 
 
 @contextlib.contextmanager

@@ -15,8 +15,8 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
-from tui.mentions.index import PathIndex, build_index
-from tui.widgets.mention_menu import MentionMenu, apply_to_text_area, follow_text_area
+from tui.prompt.mentions.index import PathIndex, build_index
+from tui.widgets.prompt.mention_menu import MentionMenu, apply_to_text_area, follow_text_area
 
 WORKSPACE = Path(__file__).parent / "fixtures" / "mention_workspace"
 

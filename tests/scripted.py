@@ -15,8 +15,8 @@ from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.connection import SessionUpdate
 from tui.state import MessageEntry
-from tui.widgets.messages import AgentMessage, Notice
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.messages import AgentMessage, Notice
 
 SCRIPT_AGENT = Path(__file__).parent / "e2e" / "script_agent.py"
 

@@ -84,7 +84,7 @@ class TurnCount:
         pass
 
     def session_event(self, event: Any) -> None:
-        from tui.session_events import TurnEnded
+        from tui.session.events import TurnEnded
 
         if isinstance(event, TurnEnded):
             self.ended += 1
@@ -112,10 +112,10 @@ async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
     cards exist; waiting on the panels found too early would let a snapshot race them.
     Messages render their chunks a frame at a time, so a reply can still be empty then.
     """
-    from tui.widgets.diff_panel import DiffPanel
-    from tui.widgets.messages import StreamingMarkdown
-    from tui.widgets.terminal_pane import TerminalPane
-    from tui.widgets.tool_card import ToolCard
+    from tui.widgets.cards.tool_card import ToolCard
+    from tui.widgets.diff.panel import DiffPanel
+    from tui.widgets.terminal.pane import TerminalPane
+    from tui.widgets.transcript.messages import StreamingMarkdown
 
     def mounted() -> bool:
         shown = {id(card.entry) for card in view.query(ToolCard) if card.is_mounted}

@@ -13,7 +13,7 @@ an empty title included. Every string becomes:
   and emoji need: `clean_prose`, only embeddings, overrides and isolates shown.
 
 Left alone, because they have renderers of their own that show controls visibly, or are never
-shown: a diff's old and new text (tui/diffing.py), `_meta.terminal_output` data (the terminal
+shown: a diff's old and new text (tui/diff/diffing.py), `_meta.terminal_output` data (the terminal
 pane's screen buffer), base64 image, audio and blob data, and session ids (the wire needs them
 exactly, and only the capabilities screen, which sanitises, shows them). Ids are cleaned like
 any name, so an id made of escapes no longer matches what the agent sent; only such an agent

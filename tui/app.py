@@ -2,7 +2,7 @@
 look like on it.
 
 The session itself (the connection, the transcript's state, the permission and prompt queues)
-is a `SessionController` (tui/session_controller.py); this module shows it. The connection
+is a `SessionController` (tui/session/controller.py); this module shows it. The connection
 and every prompt run in one worker, never in a message handler: awaiting a prompt in a handler
 would freeze key bindings (Esc could not cancel).
 """
@@ -38,32 +38,32 @@ from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
 from tui.heap import freeze_startup_heap
-from tui.history import PromptHistory
 from tui.keys import register_alt_enter
 from tui.launch import LaunchSpec
 from tui.main_screen import MainScreen
+from tui.prompt.history import PromptHistory
 from tui.sanitize import clean_line, sanitize_text, strip_control
-from tui.session_controller import SessionController
-from tui.session_events import Connected, SessionEvent
-from tui.session_prompts import FirstPrompts, prompts_path
+from tui.session.controller import SessionController
+from tui.session.events import Connected, SessionEvent
+from tui.session.prompts import FirstPrompts, prompts_path
 from tui.settings_store import DiffView, SettingsStore
 from tui.state import Change
-from tui.transcript_text import runs_of
-from tui.widgets import inspector
+from tui.transcript.text import runs_of
 from tui.widgets.capabilities import CapabilitiesScreen
-from tui.widgets.command_menu import CommandMenu
-from tui.widgets.conversation import ConversationView
-from tui.widgets.diff_panel import DiffPanel
+from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.header import SessionHeader
 from tui.widgets.help import HelpScreen
-from tui.widgets.mention_menu import MentionMenu
-from tui.widgets.new_below import NewBelow
+from tui.widgets.inspector import panel as inspector
 from tui.widgets.permission import PermissionPanel
-from tui.widgets.plan import PlanView
-from tui.widgets.prompt import KEYS_HINT, PromptArea
-from tui.widgets.queued import QueuedPrompts
+from tui.widgets.prompt.command_menu import CommandMenu
+from tui.widgets.prompt.mention_menu import MentionMenu
+from tui.widgets.prompt.prompt import KEYS_HINT, PromptArea
+from tui.widgets.prompt.queued import QueuedPrompts
 from tui.widgets.status import StatusLine
+from tui.widgets.transcript.conversation import ConversationView
+from tui.widgets.transcript.new_below import NewBelow
+from tui.widgets.transcript.plan import PlanView
 from tui.widgets.welcome import Welcome
 
 # The ACP SDK (its pydantic schema takes 0.3–0.7 s to import) and tui.connection, which needs it,
@@ -111,7 +111,7 @@ class DshApp(App[None]):
         Binding("ctrl+end", "transcript_end", "End", show=False, priority=True),
         Binding("f1", "help", "Keys", show=False),
         Binding("f12", "inspector", "Traffic", show=False),
-        # The conversation tools (tui/widgets/transcript_keys.py).
+        # The conversation tools (tui/widgets/transcript/keys.py).
         # Described on F1 with the transcript's own keys, so no description here.
         Binding("alt+up,ctrl+up", "transcript_keys", "", show=False),
         Binding("ctrl+f", "search", "", show=False, priority=True),
@@ -255,7 +255,7 @@ class DshApp(App[None]):
             self.config.mcp_servers,
         )
 
-    # -- what the controller says (tui/session_events.py) ---------------------------------
+    # -- what the controller says (tui/session/events.py) ---------------------------------
 
     def conversation_changed(self, changes: list[Change]) -> None:
         self.transcript.apply(changes)
@@ -428,7 +428,8 @@ class DshApp(App[None]):
         self.push_screen(HelpScreen(list(self.BINDINGS)))
 
     def action_inspector(self) -> None:
-        """F12: every message on the wire, beside the transcript (tui/widgets/inspector.py)."""
+        """F12: every message on the wire, beside the transcript
+        (tui/widgets/inspector/panel.py)."""
         source = inspector.TrafficSource("session", self.controller.traffic, self.transcript)
         inspector.toggle(self.screen, [source], self.transcript)
 

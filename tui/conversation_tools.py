@@ -10,9 +10,9 @@ import re
 from typing import TYPE_CHECKING
 
 from tui.export import export, export_paths
-from tui.transcript_text import runs_of
-from tui.widgets.prompt import PromptArea
-from tui.widgets.search_bar import SearchBar
+from tui.transcript.text import runs_of
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.search_bar import SearchBar
 
 if TYPE_CHECKING:
     from tui.app import DshApp

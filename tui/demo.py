@@ -28,11 +28,11 @@ from tui.capabilities import consequences
 from tui.config import AppConfig
 from tui.launch import LaunchSpec
 from tui.replay.process import ReplayProcess
-from tui.session_controller import SessionController
-from tui.session_events import Connected, Failed, PermissionAsked, SessionEvent, TurnEnded
+from tui.session.controller import SessionController
+from tui.session.events import Connected, Failed, PermissionAsked, SessionEvent, TurnEnded
 from tui.state import Change
-from tui.widgets import inspector
-from tui.widgets.conversation import ConversationView
+from tui.widgets.inspector import panel as inspector
+from tui.widgets.transcript.conversation import ConversationView
 
 RECORDINGS = Path(__file__).parent / "replay" / "recordings"  # what `demo --replay` plays
 # Found on PATH, else beside the running interpreter, as dsh-tui finds its default agent.
@@ -116,7 +116,7 @@ class DemoSide(Vertical):
         # One turn, then the connection closes and the agent is reaped.
         await self.controller.run(spec, stay_connected=False)
 
-    # What the controller says (tui/session_events.py).
+    # What the controller says (tui/session/events.py).
     def conversation_changed(self, changes: list[Change]) -> None:
         self._view.apply(changes)
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from tui.state import Entry, MessageEntry, NoticeEntry, ToolCallEntry
-from tui.transcript_text import RunLookup, card_parts, message_label, no_runs, unified_diff
+from tui.transcript.text import RunLookup, card_parts, message_label, no_runs, unified_diff
 
 STATUS = {
     "completed": "✓",

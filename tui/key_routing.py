@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
 
 if TYPE_CHECKING:
     from tui.app import DshApp

@@ -21,7 +21,7 @@ from textual.widgets import Input, Static
 from tui.message_export import page, write_new
 from tui.sanitize import sanitize_text
 from tui.state import MessageEntry
-from tui.widgets.messages import AgentMessage
+from tui.widgets.transcript.messages import AgentMessage
 
 if TYPE_CHECKING:
     from tui.app import DshApp

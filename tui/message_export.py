@@ -1,6 +1,7 @@
 """A whole message out of the app: a private file for the pager, or one the user names.
 
-The screen shows a huge message's head and tail only (tui/widgets/messages.py); these let the
+The screen shows a huge message's head and tail only (tui/widgets/transcript/messages.py); these
+let the
 user read or keep all of it. The text is the conversation's, cleaned where it entered the
 client. Files are created 0600 like the history files: a message can hold anything the agent
 read. Pure: no Textual.

@@ -11,9 +11,9 @@ from tui import agent_switch, conversation_tools, kept_settings, message_actions
 from tui.agent_log import client_log_path, default_log_dir
 from tui.grants import show_grants
 from tui.state import MessageEntry
-from tui.widgets.diff_panel import DiffPanel, ViewMode
-from tui.widgets.plan import PlanView
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.diff.panel import DiffPanel, ViewMode
+from tui.widgets.transcript.plan import PlanView
 
 if TYPE_CHECKING:
     from tui.app import DshApp

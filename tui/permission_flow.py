@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from tui.widgets.diff_review import DiffReviewScreen
+from tui.widgets.diff.review import DiffReviewScreen
 from tui.widgets.permission import PermissionPanel
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
 
 if TYPE_CHECKING:
     from tui.app import DshApp

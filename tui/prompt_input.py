@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from textual.widgets import TextArea
 
 from tui import conversation_tools
-from tui.shell_command import shell_command
-from tui.widgets.command_menu import CommandMenu
-from tui.widgets.mention_menu import MentionMenu, follow_text_area
-from tui.widgets.prompt import PromptArea
+from tui.prompt.shell_command import shell_command
+from tui.widgets.prompt.command_menu import CommandMenu
+from tui.widgets.prompt.mention_menu import MentionMenu, follow_text_area
+from tui.widgets.prompt.prompt import PromptArea
 
 if TYPE_CHECKING:
     from tui.app import DshApp
@@ -31,7 +31,7 @@ def text_changed(app: DshApp, area: TextArea) -> None:
 
 def can_complete(app: DshApp) -> bool:
     """Tab completes a slash command; while the `@` menu is open the prompt takes Tab itself
-    (tui/widgets/prompt.py), in order with the Up and Down typed before it."""
+    (tui/widgets/prompt/prompt.py), in order with the Up and Down typed before it."""
     if app.query_one(MentionMenu).is_open:
         return False
     return app.query_one(CommandMenu).completion() is not None
@@ -76,11 +76,11 @@ def submit(app: DshApp, prompt: PromptArea, text: str) -> None:
 
 def edit_in_editor(app: DshApp) -> None:
     """Ctrl+X Ctrl+E: suspend the app, edit the draft in the user's editor, and put what was
-    saved back in the prompt (tui/external_editor.py). A failed editor leaves the draft as it
+    saved back in the prompt (tui/prompt/external_editor.py). A failed editor leaves the draft as it
     was and says why."""
     from textual.app import SuspendNotSupported
 
-    from tui.external_editor import edit_text
+    from tui.prompt.external_editor import edit_text
 
     prompt = app.query_one(PromptArea)
     try:

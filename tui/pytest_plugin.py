@@ -65,10 +65,10 @@ async def _wait_until(pilot: Pilot[Any], done: Callable[[], bool], what: str) ->
 async def settle(pilot: Pilot[Any], app: DshApp) -> None:
     """Until every tool call has its card, every message its text, every pane its output and
     every diff its colours; then the transcript from its top."""
-    from tui.widgets.diff_panel import DiffPanel
-    from tui.widgets.messages import StreamingMarkdown
-    from tui.widgets.terminal_pane import TerminalPane
-    from tui.widgets.tool_card import ToolCard
+    from tui.widgets.cards.tool_card import ToolCard
+    from tui.widgets.diff.panel import DiffPanel
+    from tui.widgets.terminal.pane import TerminalPane
+    from tui.widgets.transcript.messages import StreamingMarkdown
 
     view = app.transcript
     conversation = app.controller.conversation
@@ -116,7 +116,7 @@ class _Turns:
         pass
 
     def session_event(self, event: object) -> None:
-        from tui.session_events import TurnEnded
+        from tui.session.events import TurnEnded
 
         if isinstance(event, TurnEnded):
             self.ended += 1

@@ -3,7 +3,7 @@
 Textual's `Log` and `Static` pass ESC straight through to the user's terminal, so raw text could
 set the window title, write the clipboard (OSC 52), switch to the alternate screen or move the
 cursor. Everything external therefore goes through here, or, for a stream of terminal output
-that redraws with CR, through `tui.terminal_stream.TerminalScreenBuffer`:
+that redraws with CR, through `tui.terminal.stream.TerminalScreenBuffer`:
 
 * `sanitize_text` drops escapes and controls from a whole string, without line editing (for
   message text), optionally keeping SGR;
@@ -65,8 +65,8 @@ def sanitize_text(text: str, *, keep_sgr: bool = False) -> str:
     """Remove escape sequences and control characters from multi-line text.
 
     Keeps LF and TAB; CRLF and a lone CR become LF. With `keep_sgr`, SGR colour and style sequences
-    survive (see `tui.sgr.to_rich_text`). No line editing is done: use
-    `tui.terminal_stream.TerminalScreenBuffer` for output that redraws with CR.
+    survive (see `tui.terminal.sgr.to_rich_text`). No line editing is done: use
+    `tui.terminal.stream.TerminalScreenBuffer` for output that redraws with CR.
     """
     if "\r" not in text and is_plain(text):
         return text  # nothing to remove (the usual message chunk): a C-speed check, no copy
@@ -115,7 +115,7 @@ def _reveal(match: re.Match[str]) -> str:
 def reveal_invisible(text: str, *, prose: bool = False) -> str:
     """Show bidi controls and invisible characters as `⟨U+202E⟩`, so a path or an action the
     user is asked to approve reads the same on screen as what runs (the diff view does the
-    same with its own markers, tui/diffing.py). Lone surrogates become U+FFFD. With `prose`
+    same with its own markers, tui/diff/diffing.py). Lone surrogates become U+FFFD. With `prose`
     (message text), only the embeddings, overrides and isolates are shown so."""
     if text.isascii():
         return text

@@ -1,7 +1,7 @@
 """The controller's events as Textual messages: one class per event, handled as
 `on_session_<event>` (e.g. `on_session_turn_ended`), so the app reacts to a type, not a string.
 
-`message_for` wraps an event from tui/session_events.py; the message carries it as `event`.
+`message_for` wraps an event from tui/session/events.py; the message carries it as `event`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any, Generic, TypeVar
 
 from textual.message import Message
 
-from tui import session_events as events
 from tui import state
+from tui.session import events
 
 E = TypeVar("E")
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.content_blocks import block_text as block_text  # re-exported: widgets show blocks
 from tui.content_blocks import standalone
 from tui.sanitize import clean_line
-from tui.terminal_meta import apply_terminal_meta
-from tui.terminal_source import TerminalState
+from tui.terminal.meta import apply_terminal_meta
+from tui.terminal.source import TerminalState
 
 # The SDK's schema is imported where it is needed at run time (Conversation.apply),
 # not here: the app's first frame builds a Conversation and must not wait for the SDK.

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from tui.capabilities import can_list
 from tui.sanitize import clean_line
-from tui.session_prompts import first_prompt, prompts_path, remembered
+from tui.session.prompts import first_prompt, prompts_path, remembered
 from tui.widgets.choice import Choice, ChoiceScreen, select_option_choices
 
 if TYPE_CHECKING:

@@ -9,11 +9,11 @@ from typing import Any
 from scripted import first_turn_replies, notices, replies, script_app, send
 
 from support import turns_ended, wait_until, watch_turns
-from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
-from tui.widgets.messages import AgentMessage
+from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.permission import PermissionPanel
-from tui.widgets.prompt import PromptArea
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
+from tui.widgets.transcript.messages import AgentMessage
 
 OPTIONS = [
     {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
@@ -219,7 +219,7 @@ SETTINGS_SCRIPT: dict[str, Any] = {
 async def test_modes_models_title_usage_and_slash_commands(tmp_path: Path) -> None:
     from tui.widgets.capabilities import CapabilitiesScreen
     from tui.widgets.choice import ChoiceScreen
-    from tui.widgets.command_menu import CommandMenu
+    from tui.widgets.prompt.command_menu import CommandMenu
     from tui.widgets.status import StatusLine
 
     app = script_app(tmp_path, SETTINGS_SCRIPT)
@@ -263,7 +263,7 @@ async def test_slash_menu_up_down_move_the_highlight_tab_and_enter_take_it(
 ) -> None:
     """With the `/` menu open, Up and Down move its highlight (not through the history), and
     Tab or Enter take the highlighted command; Enter on a whole command then sends it."""
-    from tui.widgets.command_menu import CommandMenu
+    from tui.widgets.prompt.command_menu import CommandMenu
 
     commands = [
         {"name": name, "description": f"the {name} command"} for name in ("help", "demo", "diff")

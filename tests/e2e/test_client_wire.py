@@ -12,8 +12,8 @@ from textual.widgets import Input
 
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.widgets.messages import AgentMessage, Notice
 from tui.widgets.permission import PermissionPanel
+from tui.widgets.transcript.messages import AgentMessage, Notice
 
 HOSTILE_AGENT = Path(__file__).with_name("hostile_agent.py")
 

@@ -17,12 +17,12 @@ from textual.widgets import Input, TextArea
 
 from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.diff_rows import LineRow
-from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.diff_review import DiffReviewScreen
-from tui.widgets.messages import AgentMessage
+from tui.diff.rows import LineRow
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.diff.panel import DiffPanel
+from tui.widgets.diff.review import DiffReviewScreen
 from tui.widgets.permission import PermissionPanel
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.transcript.messages import AgentMessage
 
 SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
 FORTY = "".join(f"value_{n} = {n}\n" for n in range(1, 41))

@@ -10,7 +10,7 @@ from scripted import SETTINGS, script_app, send
 from support import wait_until
 from tui.app import DshApp
 from tui.widgets.help import HelpScreen
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
 from tui.widgets.status import StatusLine
 from tui.widgets.welcome import Welcome
 

@@ -10,8 +10,8 @@ from scripted import notices, script_app, send
 
 from support import diff_drawn, turns_ended, wait_until, watch_turns
 from tui.app import DshApp
-from tui.widgets.messages import AgentMessage
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.transcript.messages import AgentMessage
 
 
 def cards(app: DshApp) -> dict[str, ToolCard]:
@@ -199,7 +199,7 @@ async def test_raw_input_previews_are_sanitised_json(tmp_path: Path) -> None:
 
 async def test_a_plan_entry_the_sdk_drops_gets_a_note(tmp_path: Path) -> None:
     """`priority: "urgent"` made the entry vanish with no note and no log line."""
-    from tui.widgets.plan import PlanView
+    from tui.widgets.transcript.plan import PlanView
 
     plan = {
         "sessionUpdate": "plan",
@@ -225,7 +225,7 @@ async def test_a_plan_entry_the_sdk_drops_gets_a_note(tmp_path: Path) -> None:
 async def test_terminal_content_with_an_unknown_id_is_noted_not_spinning(tmp_path: Path) -> None:
     """`{"type": "terminal", "terminalId": …}` for a terminal this client never created showed
     `⠇ running` for ever: the card says so instead, and no pane waits for output."""
-    from tui.widgets.terminal_pane import TerminalPane
+    from tui.widgets.terminal.pane import TerminalPane
 
     content = [{"type": "terminal", "terminalId": "term_xyz"}]
     script = {
@@ -442,7 +442,7 @@ async def test_a_whole_file_diff_previews_from_its_first_change(tmp_path: Path) 
     """Agents that send whole files as oldText/newText: the permission preview showed
     `- import sys` / `+ import sys` for the unchanged head and not the change. It is the diff
     panel's (tui/widgets/permission.py), folded, from the first change on."""
-    from tui.widgets.diff_panel import DiffPanel
+    from tui.widgets.diff.panel import DiffPanel
     from tui.widgets.permission import PermissionPanel
 
     def source(three: str, greeting: str) -> str:

@@ -19,9 +19,9 @@ import pytest
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.state import MessageEntry
-from tui.widgets import messages
-from tui.widgets.messages import AgentMessage, PlainBlock
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript import messages
+from tui.widgets.transcript.messages import AgentMessage, PlainBlock
 
 SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
 UNIT = "lorem ipsum "

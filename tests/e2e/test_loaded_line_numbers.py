@@ -13,9 +13,9 @@ from scripted import script_app
 
 from support import wait_until
 from tui.app import DshApp
-from tui.diff_rows import LineRow
-from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.tool_card import ToolCard
+from tui.diff.rows import LineRow
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.diff.panel import DiffPanel
 
 
 def edit(call_id: str, path: Path) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
 from tui.widgets.env_login import EnvLoginScreen
 from tui.widgets.failure import AgentFailedScreen
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
 
 METHODS = [
     {"id": "oauth", "name": "Log in with a browser", "description": "opens your account page"},

@@ -7,7 +7,7 @@ from pathlib import Path
 from scripted import script_app, send
 
 from support import turns_ended, wait_until, watch_turns
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
 
 REPLY = {
     "update": {

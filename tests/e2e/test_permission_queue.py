@@ -12,9 +12,9 @@ import pytest
 
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.widgets.messages import AgentMessage
 from tui.widgets.permission import PermissionPanel
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.messages import AgentMessage
 
 SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
 OPTIONS = [

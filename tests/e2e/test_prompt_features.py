@@ -13,11 +13,11 @@ from typing import Any
 from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.state import NoticeEntry, ToolCallEntry
-from tui.widgets.card_header import header_text
-from tui.widgets.messages import AgentMessage, UserMessage
-from tui.widgets.prompt import PromptArea
-from tui.widgets.terminal_pane import TerminalPane
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.header import header_text
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.terminal.pane import TerminalPane
+from tui.widgets.transcript.messages import AgentMessage, UserMessage
 
 HERE = Path(__file__).parent
 

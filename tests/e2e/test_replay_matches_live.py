@@ -145,16 +145,16 @@ async def test_replay_answers_files_and_terminals_from_the_recording(
     script.write_text(json.dumps({"prompts": [actions]}), encoding="utf-8")
     agent = shlex.join([sys.executable, str(SCRIPT_AGENT), str(script)])
 
-    import tui.terminal_process
-    import tui.terminals
+    import tui.terminal.process
+    import tui.terminal.terminals
 
     def no_commands() -> None:
         async def refuse(*args: Any, **kwargs: Any) -> None:
             raise AssertionError("the replay ran a command")
 
-        monkeypatch.setattr(tui.terminals, "spawn", refuse)
-        monkeypatch.setattr(tui.terminals, "spawn_on_pty", refuse)
-        monkeypatch.setattr(tui.terminal_process, "spawn", refuse)
+        monkeypatch.setattr(tui.terminal.terminals, "spawn", refuse)
+        monkeypatch.setattr(tui.terminal.terminals, "spawn_on_pty", refuse)
+        monkeypatch.setattr(tui.terminal.process, "spawn", refuse)
 
     live_svg, replay_svg, replay = await record_and_replay(
         tmp_path, agent, workspace, True, no_commands

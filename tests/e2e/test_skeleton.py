@@ -10,8 +10,8 @@ from pathlib import Path
 from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.widgets.failure import AgentFailedScreen
-from tui.widgets.messages import AgentMessage, UserMessage
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.messages import AgentMessage, UserMessage
 
 
 def make_app(tmp_path: Path, command: str = AGENT_COMMAND, terminal: bool = True) -> DshApp:

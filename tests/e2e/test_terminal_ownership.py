@@ -12,9 +12,9 @@ from pathlib import Path
 
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.widgets.messages import AgentMessage
-from tui.widgets.prompt import PromptArea
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.messages import AgentMessage
 
 HERE = Path(__file__).parent
 METHODS = ("output", "kill", "wait_for_exit", "release")

@@ -10,8 +10,8 @@ from pathlib import Path
 from scripted import NoteSink, recorded
 
 from tui.connection import open_session
+from tui.inspector.traffic import Traffic
 from tui.launch import LaunchSpec
-from tui.traffic import Traffic
 
 SCRIPT_AGENT = Path(__file__).with_name("script_agent.py")
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.state import NoticeEntry
-from tui.widgets.card_header import header_text
-from tui.widgets.messages import AgentMessage
-from tui.widgets.prompt import PromptArea
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.header import header_text
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.messages import AgentMessage
 
 HERE = Path(__file__).parent
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.widgets.messages import AgentMessage, UserMessage
-from tui.widgets.prompt import PromptArea
-from tui.widgets.queued import QueuedPrompts
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.prompt.queued import QueuedPrompts
+from tui.widgets.transcript.messages import AgentMessage, UserMessage
 
 HERE = Path(__file__).parent
 

@@ -17,13 +17,13 @@ from tui.app import AppConfig, DshApp
 from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
-from tui.widgets.conversation import ConversationView
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.help import HelpScreen
-from tui.widgets.messages import AgentMessage, ThoughtMessage
 from tui.widgets.permission import PermissionPanel
-from tui.widgets.prompt import PromptArea
-from tui.widgets.terminal_pane import TerminalPane
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.terminal.pane import TerminalPane
+from tui.widgets.transcript.conversation import ConversationView
+from tui.widgets.transcript.messages import AgentMessage, ThoughtMessage
 
 SCRIPT_AGENT = Path(__file__).parent.parent / "e2e" / "script_agent.py"
 HELLO = str(SNAPSHOT_WORKSPACE / "hello.py")

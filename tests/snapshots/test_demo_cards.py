@@ -16,11 +16,11 @@ import pytest
 from support import settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.pytest_plugin import PINNED_TIME
-from tui.widgets.conversation import ConversationView
-from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.messages import AgentMessage
-from tui.widgets.prompt import PromptArea
-from tui.widgets.terminal_pane import TerminalPane
+from tui.widgets.diff.panel import DiffPanel
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.terminal.pane import TerminalPane
+from tui.widgets.transcript.conversation import ConversationView
+from tui.widgets.transcript.messages import AgentMessage
 
 AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
 

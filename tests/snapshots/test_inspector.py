@@ -16,12 +16,12 @@ from typing import Any
 
 from support import SNAPSHOT_WORKSPACE, settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.traffic import Traffic
-from tui.widgets.conversation import ConversationView
-from tui.widgets.inspector import InspectorPane
-from tui.widgets.messages import AgentMessage
-from tui.widgets.prompt import PromptArea
-from tui.widgets.tool_card import ToolCard
+from tui.inspector.traffic import Traffic
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.inspector.panel import InspectorPane
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.conversation import ConversationView
+from tui.widgets.transcript.messages import AgentMessage
 
 SCRIPT_AGENT = Path(__file__).parent.parent / "e2e" / "script_agent.py"
 HELLO = str(SNAPSHOT_WORKSPACE / "hello.py")

@@ -13,10 +13,10 @@ import pytest
 from support import settle_cards, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.pytest_plugin import PINNED_TIME
-from tui.widgets.conversation import ConversationView
-from tui.widgets.messages import AgentMessage
-from tui.widgets.prompt import PromptArea
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.conversation import ConversationView
+from tui.widgets.transcript.messages import AgentMessage
 
 AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
 

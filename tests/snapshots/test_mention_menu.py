@@ -8,7 +8,7 @@ from typing import Any
 from mention_harness import MentionHost
 
 from support import wait_until
-from tui.widgets.mention_menu import MentionMenu
+from tui.widgets.prompt.mention_menu import MentionMenu
 
 SIZE = (80, 24)
 

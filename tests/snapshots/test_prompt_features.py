@@ -13,10 +13,10 @@ from typing import Any
 from support import SNAPSHOT_WORKSPACE, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.pytest_plugin import PINNED_TIME
-from tui.widgets.messages import AgentMessage
-from tui.widgets.prompt import PromptArea
-from tui.widgets.terminal_pane import TerminalPane
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.terminal.pane import TerminalPane
+from tui.widgets.transcript.messages import AgentMessage
 
 SCRIPT_AGENT = Path(__file__).parent.parent / "e2e" / "script_agent.py"
 SIZE = (100, 30)

@@ -15,9 +15,9 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from tui.terminal_source import SpecTerminal, TerminalFacts, TerminalFeed
-from tui.terminals import TerminalManager
-from tui.widgets.terminal_pane import TerminalPane
+from tui.terminal.source import SpecTerminal, TerminalFacts, TerminalFeed
+from tui.terminal.terminals import TerminalManager
+from tui.widgets.terminal.pane import TerminalPane
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "coloured_ls"
 SIZE = (80, 14)

@@ -58,7 +58,7 @@ def live_workspace() -> Iterator[Path]:
 
 async def test_live_cards(dsh_tui_cards: CardsFactory, live_workspace: Path) -> None:
     """`live` plays the prompts against a real agent process to their end."""
-    from tui.widgets.tool_card import ToolCard
+    from tui.widgets.cards.tool_card import ToolCard
 
     agent = f"{sys.executable} -m agent.cli --mode full-access"
     cards = dsh_tui_cards.live(agent, ["demo"], terminal=False)
@@ -83,7 +83,7 @@ def test_stepping(snap_compare: Any, tmp_path: Path) -> None:
     )
 
     async def run(pilot: Any) -> None:
-        from tui.widgets.prompt import PromptArea
+        from tui.widgets.prompt.prompt import PromptArea
 
         await wait_until(pilot, lambda: app.query_one(PromptArea).disabled)
         await wait_until(pilot, lambda: app.controller.session is not None)

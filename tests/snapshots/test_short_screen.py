@@ -12,11 +12,11 @@ from typing import Any
 from support import wait_until
 from tui.app import AppConfig, DshApp
 from tui.pytest_plugin import PINNED_TIME
-from tui.widgets.messages import AgentMessage
 from tui.widgets.permission import PermissionPanel
-from tui.widgets.plan import PlanView
-from tui.widgets.prompt import PromptArea
-from tui.widgets.terminal_pane import TerminalPane
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.terminal.pane import TerminalPane
+from tui.widgets.transcript.messages import AgentMessage
+from tui.widgets.transcript.plan import PlanView
 
 AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "ask"])
 PLAN = "todo Read the code; Write the test; Fix the bug; Run the suite; Update docs; Commit"

@@ -7,8 +7,8 @@ from typing import Any
 
 from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.widgets.messages import AgentMessage
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.messages import AgentMessage
 
 
 def test_one_exchange(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from tui.widgets.terminal_pane import TerminalPane
+from tui.widgets.terminal.pane import TerminalPane
 
 SIZE = (80, 14)
 SESSION = Path("/project")

@@ -13,7 +13,7 @@ import pytest
 from harness import SIZES, TtyApp, header_ready, script_agent_command, size_id
 from harness import wait_until as wait_for_file
 
-from tui.widgets.search_highlight import CURRENT_STYLE
+from tui.widgets.transcript.search_highlight import CURRENT_STYLE
 
 Start = Callable[..., TtyApp]
 

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from tui.terminals import MARKER_VARIABLE, TerminalManager, become_subreaper
+from tui.terminal.terminals import MARKER_VARIABLE, TerminalManager, become_subreaper
 
 # The grandchild calls setsid only after the middle process has exited.
 SETSID_AFTER_EXIT = """

@@ -35,10 +35,10 @@ from tui.fs import ConfinedFs
 from tui.permissions import PendingPermission
 from tui.sanitize import clean_line, reveal_invisible
 from tui.state import Conversation
-from tui.terminals import TerminalManager
+from tui.terminal.terminals import TerminalManager
+from tui.widgets.cards.tool_card import header_text
 from tui.widgets.choice import ChoiceScreen
 from tui.widgets.permission import PermissionPanel
-from tui.widgets.tool_card import header_text
 
 # Every family: CSI, OSC 0/2 titles, OSC 52 clipboard, OSC 8 link, DCS, APC, PM, SOS, RIS,
 # 8-bit C1 (CSI, OSC, ST), a lone ESC; then bidi and invisible characters.

@@ -11,7 +11,7 @@ import pytest
 from acp.schema import ToolCallProgress, ToolCallStart
 
 from tui.state import Conversation
-from tui.terminal_stream import DEFAULT_MAX_CHARS
+from tui.terminal.stream import DEFAULT_MAX_CHARS
 
 
 def test_terminal_output_in_state_is_one_bounded_store() -> None:

@@ -26,9 +26,9 @@ from textual.app import App, ComposeResult
 
 from tui.config import AppConfig
 from tui.state import Change, Conversation
-from tui.widgets.conversation import ConversationView
-from tui.widgets.terminal_pane import TerminalPane
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.terminal.pane import TerminalPane
+from tui.widgets.transcript.conversation import ConversationView
 
 OPTIONS = [
     PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
@@ -109,7 +109,7 @@ def clock() -> Clock:
 
 
 def header(card: ToolCard) -> str:
-    from tui.widgets.tool_card import header_text
+    from tui.widgets.cards.tool_card import header_text
 
     return header_text(card.entry, Path("/project")).plain
 

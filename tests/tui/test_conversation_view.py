@@ -11,8 +11,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.state import Change, Conversation
-from tui.widgets.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.transcript.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
 
 
 class Host(App[None]):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.diffing import DiffContent
-from tui.widgets.diff_review import DiffReviewScreen
+from tui.diff.diffing import DiffContent
+from tui.widgets.diff.review import DiffReviewScreen
 
 CWD = Path("/project")
 
@@ -33,7 +33,7 @@ async def test_the_key_line_is_one_row_at_80_columns() -> None:
     from textual.app import App
 
     from tui.permissions import assign_keys
-    from tui.widgets.diff_review import ReviewKeys
+    from tui.widgets.diff.review import ReviewKeys
 
     options = [
         PermissionOption(option_id="once", name="Allow once", kind="allow_once"),

@@ -8,10 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.tools.hunks import compute_hunks
-from tui.diff_doc import Doc, resolve_language
-from tui.diff_model import ChangedLines
-from tui.diff_rows import FileHeaderRow, FoldRow, GapRow, LineRow, Row, RowLayout, SplitRow
-from tui.diff_text import (
+from tui.diff.diffing import CONTEXT, MIN_FOLD, DiffContent, build_diff
+from tui.diff.doc import Doc, resolve_language
+from tui.diff.intraline import intraline, pair_lines
+from tui.diff.model import ChangedLines
+from tui.diff.rows import FileHeaderRow, FoldRow, GapRow, LineRow, Row, RowLayout, SplitRow
+from tui.diff.text import (
     MAX_LINE_CHARS,
     TAB_SIZE,
     display_line,
@@ -19,8 +21,6 @@ from tui.diff_text import (
     relative_path,
     split_text,
 )
-from tui.diffing import CONTEXT, MIN_FOLD, DiffContent, build_diff
-from tui.intraline import intraline, pair_lines
 
 
 def whole(path: str, old: str | None, new: str) -> DiffContent:

@@ -10,7 +10,7 @@ from acp.schema import FileEditToolCallContent, TerminalToolCallContent
 
 from tui.export import export, export_paths, fence, to_html, to_markdown
 from tui.state import MessageEntry, NoticeEntry, ToolCallEntry
-from tui.transcript_text import CommandRun
+from tui.transcript.text import CommandRun
 
 
 def conversation() -> list[MessageEntry | NoticeEntry | ToolCallEntry]:

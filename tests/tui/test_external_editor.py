@@ -6,7 +6,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from tui.external_editor import edit_text, editor_command
+from tui.prompt.external_editor import edit_text, editor_command
 
 
 def script(tmp_path: Path, body: str) -> Path:

@@ -15,16 +15,16 @@ from textual.widgets import Footer, Static
 
 from support import wait_until
 from tui.demo import DemoApp
+from tui.inspector.json_view import DISPLAY_BYTES
+from tui.inspector.negotiation import negotiation_table
+from tui.inspector.traffic import Traffic
 from tui.state import Conversation
-from tui.traffic import Traffic
-from tui.traffic_json import DISPLAY_BYTES
-from tui.traffic_negotiation import negotiation_table
-from tui.widgets import inspector
-from tui.widgets.conversation import ConversationView
-from tui.widgets.inspector import InspectorPane, TrafficSource
-from tui.widgets.inspector_detail import MessageView, wrap_offsets
-from tui.widgets.inspector_list import TrafficList
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.inspector import panel as inspector
+from tui.widgets.inspector.detail import MessageView, wrap_offsets
+from tui.widgets.inspector.message_list import TrafficList
+from tui.widgets.inspector.panel import InspectorPane, TrafficSource
+from tui.widgets.transcript.conversation import ConversationView
 
 
 def line(message: Any) -> bytes:

@@ -13,13 +13,13 @@ from typing import Any, cast
 from textual.app import App, ComposeResult
 
 from tui.glyphs import UNICODE_GLYPHS as UNICODE
-from tui.sgr import plain_line, styled_line
-from tui.terminal_labels import display_cwd
-from tui.terminal_stream import TerminalScreenBuffer
-from tui.terminals import TerminalManager
+from tui.terminal.labels import display_cwd
+from tui.terminal.sgr import plain_line, styled_line
+from tui.terminal.stream import TerminalScreenBuffer
+from tui.terminal.terminals import TerminalManager
 from tui.widgets.capabilities import terminals_text
-from tui.widgets.messages import UserMessage
-from tui.widgets.terminal_header import command_content
+from tui.widgets.terminal.header import command_content
+from tui.widgets.transcript.messages import UserMessage
 
 HIDDEN = "a\u202eb\u2066c\u200bd"
 SHOWN = "a⟨U+202E⟩b⟨U+2066⟩c⟨U+200B⟩d"

@@ -1,4 +1,4 @@
-"""Diff line numbers that are right or absent: each numbering rule of `tui.line_numbers`."""
+"""Diff line numbers that are right or absent: each numbering rule of `tui.diff.line_numbers`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pytest
 from acp.schema import FileEditToolCallContent, ToolCallProgress, ToolCallStart
 from textual.app import App, ComposeResult
 
-from tui.diff_rows import GapRow, LineRow, RowLayout
-from tui.diffing import DiffContent, build_diff
-from tui.line_numbers import (
+from tui.diff.diffing import DiffContent, build_diff
+from tui.diff.line_numbers import (
     Anchoring,
     NoFiles,
     Phase,
@@ -21,10 +20,11 @@ from tui.line_numbers import (
     diff_items,
     meta_lines,
 )
+from tui.diff.rows import GapRow, LineRow, RowLayout
 from tui.state import Conversation
-from tui.widgets.conversation import ConversationView
-from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.diff.panel import DiffPanel
+from tui.widgets.transcript.conversation import ConversationView
 
 FORTY = "".join(f"line {n}\n" for n in range(1, 41))
 
@@ -114,7 +114,7 @@ def test_meta_lines_the_file_at_hand_contradicts_give_no_numbers(
     showed line 1. The file at hand wins: no numbers, and the disagreement in the log."""
     path = str(tmp_path / "f.py")
     item = DiffContent(path, "target = 1\n", "target = 2\n", 1, 1)
-    with caplog.at_level("WARNING", logger="tui.line_numbers"):
+    with caplog.at_level("WARNING", logger="tui.diff.line_numbers"):
         (placed,), _ = anchored(tmp_path, SEVEN, [item], phase)
     assert placed.starts is None
     assert numbers((placed,)) == [("removed", None, None, True), ("added", None, None, True)]

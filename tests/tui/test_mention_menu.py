@@ -6,7 +6,7 @@ from __future__ import annotations
 from mention_harness import MentionHost, MentionPrompt
 
 from support import wait_until
-from tui.widgets.mention_menu import INDEXING, MentionMenu
+from tui.widgets.prompt.mention_menu import INDEXING, MentionMenu
 
 
 def shown(menu: MentionMenu) -> list[str]:

@@ -18,10 +18,10 @@ from acp.schema import (
 from bench.bench_mentions import make_tree
 from dsh_common.attachments import AttachedFile
 from tui.fs import ConfinedFs
-from tui.mentions.blocks import build_prompt, embeds_context
-from tui.mentions.fuzzy import FuzzyMatcher
-from tui.mentions.index import PathIndex, build_index
-from tui.mentions.parse import complete, find_mentions, mention_at, mention_text
+from tui.prompt.mentions.blocks import build_prompt, embeds_context
+from tui.prompt.mentions.fuzzy import FuzzyMatcher
+from tui.prompt.mentions.index import PathIndex, build_index
+from tui.prompt.mentions.parse import complete, find_mentions, mention_at, mention_text
 
 
 def tree(root: Path, files: dict[str, str]) -> Path:
@@ -159,8 +159,8 @@ def test_a_directory_matched_only_across_its_path_does_not_lead() -> None:
 
 
 def test_segment_starts_and_runs_win_among_scattered_matches() -> None:
-    assert ranked(["tests/xmxpx.py", "tui/mentions/parse.py"], "tmp")[0] == (
-        "tui/mentions/parse.py"
+    assert ranked(["tests/xmxpx.py", "tui/prompt/mentions/parse.py"], "tmp")[0] == (
+        "tui/prompt/mentions/parse.py"
     )
     assert ranked(["aXbXc.txt", "a_b_c.txt"], "abc") == ["a_b_c.txt", "aXbXc.txt"]
 

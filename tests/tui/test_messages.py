@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
 from support import wait_until
-from tui.widgets.messages import AgentMessage, StreamingMarkdown, ThoughtMessage
+from tui.widgets.transcript.messages import AgentMessage, StreamingMarkdown, ThoughtMessage
 
 
 class Host(App[None]):
@@ -80,7 +80,7 @@ async def test_a_removed_message_ends_its_stream() -> None:
 
 
 async def test_a_huge_prompt_shows_its_head_and_its_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tui.widgets import messages
+    from tui.widgets.transcript import messages
 
     monkeypatch.setattr(messages, "DISPLAY_MAX_CHARS", 100)
     monkeypatch.setattr(messages, "TAIL_CHARS", 10)

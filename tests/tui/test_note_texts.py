@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui.connection.wire import unsupported_parts
-from tui.session_controller import SessionController
+from tui.session.controller import SessionController
 from tui.state import NoticeEntry
 
 

@@ -8,7 +8,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
 from tui.palette import toggle_plan
-from tui.widgets.plan import PlanView, summary_text
+from tui.widgets.transcript.plan import PlanView, summary_text
 
 
 def entries(n: int, done: int = 0) -> list[PlanEntry]:

@@ -7,9 +7,9 @@ from pathlib import Path
 from textual import events
 from textual.app import App, ComposeResult
 
-from tui.history import MAX_ENTRIES, PromptHistory, history_path
 from tui.keys import register_alt_enter
-from tui.widgets.prompt import PromptArea
+from tui.prompt.history import MAX_ENTRIES, PromptHistory, history_path
+from tui.widgets.prompt.prompt import PromptArea
 
 
 class Host(App[None]):

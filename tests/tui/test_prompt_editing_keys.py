@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from tui.history import PromptHistory
-from tui.widgets.prompt import CHORD_HINT, PromptArea
+from tui.prompt.history import PromptHistory
+from tui.widgets.prompt.prompt import CHORD_HINT, PromptArea
 
 
 class Host(App[None]):

@@ -1,4 +1,5 @@
-"""How a pty terminal's output is read from the relay's pipe (tui/pty_spawn.py `_MasterReader`):
+"""How a pty terminal's output is read from the relay's pipe (tui/terminal/pty_spawn.py
+`_MasterReader`):
 a read after a quiet spell is handed on at once, a pipeful is handed on in one append, and
 after a small read reading pauses, so a stream does not wake the app for every 4 KiB the pty
 gives; after a big one it reads on, so the pipe never fills while the app is the slower side.
@@ -14,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui.pty_spawn import _MasterReader, _Relay
-from tui.terminals import ExitStatus, TerminalManager
+from tui.terminal.pty_spawn import _MasterReader, _Relay
+from tui.terminal.terminals import ExitStatus, TerminalManager
 
 TIMEOUT = 15  # a safety net against hangs only
 PAUSE_S = 0.005

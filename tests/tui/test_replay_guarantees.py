@@ -14,15 +14,15 @@ import pytest
 from replay_lines import SESSION, edit, line, session, write
 
 from support import wait_until
-from tui.diff_rows import LineRow
+from tui.diff.rows import LineRow
 from tui.replay import agent as replay_agent
 from tui.replay.agent import ReplayAgent
 from tui.replay.app import replay_app
 from tui.replay.pipes import AgentLines, ClientLines
 from tui.replay.recording import Recording
 from tui.state import NoticeEntry
-from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.tool_card import ToolCard
+from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.diff.panel import DiffPanel
 
 
 async def played_numbers(

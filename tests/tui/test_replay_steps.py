@@ -12,7 +12,7 @@ from tui.replay.app import PLAY_PLACEHOLDER, STEP_PLACEHOLDER, ReplayApp, replay
 from tui.replay.recording import Recording
 from tui.replay.steps import prompt_request_ids, step_starts
 from tui.state import MessageEntry, ToolCallEntry
-from tui.widgets.prompt import PromptArea
+from tui.widgets.prompt.prompt import PromptArea
 
 DEMO = Path(__file__).parents[2] / "tui" / "replay" / "recordings" / "demo-terminal-off.jsonl"
 

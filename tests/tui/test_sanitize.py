@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui.sanitize import sanitize_text, strip_control
-from tui.sgr import to_rich_text
-from tui.terminal_stream import TerminalScreenBuffer, terminal_text_to_lines
+from tui.terminal.sgr import to_rich_text
+from tui.terminal.stream import TerminalScreenBuffer, terminal_text_to_lines
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

@@ -7,7 +7,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color
 
-from tui.widgets.search_highlight import (
+from tui.widgets.transcript.search_highlight import (
     CURRENT_STYLE,
     HIT_STYLE,
     Occurrences,

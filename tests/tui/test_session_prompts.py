@@ -8,7 +8,7 @@ from pathlib import Path
 
 from acp.schema import SessionInfo
 
-from tui.session_prompts import FirstPrompts, first_prompt, remembered, shown_prompt
+from tui.session.prompts import FirstPrompts, first_prompt, remembered, shown_prompt
 from tui.switcher import session_choice
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 
-from tui.diffing import DiffContent
+from tui.diff.diffing import DiffContent
 from tui.settings_store import Settings, SettingsStore, default_path, load, save
-from tui.widgets.diff_panel import DiffPanel
+from tui.widgets.diff.panel import DiffPanel
 
 EDIT = DiffContent("/project/a.py", "x = 1\n", "x = 2\n", 1, 1)
 

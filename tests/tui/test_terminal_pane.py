@@ -23,10 +23,10 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from support import wait_until
-from tui.terminal_source import SpecTerminal
-from tui.terminal_stream import TerminalScreenBuffer
-from tui.terminals import TerminalManager
-from tui.widgets.terminal_pane import (
+from tui.terminal.source import SpecTerminal
+from tui.terminal.stream import TerminalScreenBuffer
+from tui.terminal.terminals import TerminalManager
+from tui.widgets.terminal.pane import (
     TerminalPane,
     display_cwd,
     format_bytes,

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.terminals import (
+from tui.terminal.terminals import (
     MARKER_VARIABLE,
     MAX_LIVE_TERMINALS,
     ExitStatus,
@@ -516,7 +516,7 @@ async def test_the_users_terminals_are_not_the_agents(mgr: TerminalManager) -> N
 async def test_close_all_scans_proc_once_not_once_per_terminal(
     mgr: TerminalManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tui.process_tree as process_tree
+    import tui.terminal.process_tree as process_tree
 
     for _ in range(12):
         await mgr.create("sleep", ["30"])

@@ -17,9 +17,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.state import Conversation
-from tui.widgets.conversation import ConversationView
-from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.tool_card import TEXT_MAX_ROWS, CardText, ToolCard
+from tui.widgets.cards.tool_card import TEXT_MAX_ROWS, CardText, ToolCard
+from tui.widgets.diff.panel import DiffPanel
+from tui.widgets.transcript.conversation import ConversationView
 
 
 class Host(App[None]):

@@ -6,7 +6,9 @@ import itertools
 import json
 from typing import Any
 
-from tui.traffic import (
+from tui.inspector.json_view import DISPLAY_BYTES, display, pretty
+from tui.inspector.negotiation import negotiation_table
+from tui.inspector.traffic import (
     KEEP_BYTES,
     SCAN_BYTES,
     Query,
@@ -15,8 +17,6 @@ from tui.traffic import (
     format_size,
     summarize,
 )
-from tui.traffic_json import DISPLAY_BYTES, display, pretty
-from tui.traffic_negotiation import negotiation_table
 
 
 def line(message: Any) -> bytes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui.state import MessageEntry, NoticeEntry
-from tui.transcript_search import nearest, search, step
+from tui.transcript.search import nearest, search, step
 
 
 def entries() -> list[MessageEntry | NoticeEntry]:

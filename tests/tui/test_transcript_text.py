@@ -9,10 +9,10 @@ from acp.schema import (
     TextContentBlock,
 )
 
-from tui.diffing import DiffContent
+from tui.diff.diffing import DiffContent
 from tui.state import MessageEntry, NoticeEntry, ToolCallEntry
-from tui.terminal_source import TerminalState
-from tui.transcript_text import (
+from tui.terminal.source import TerminalState
+from tui.transcript.text import (
     CommandRun,
     copy_text,
     entry_text,

@@ -16,7 +16,7 @@ from acp.schema import (
 )
 
 from tui.state import Conversation, NoticeEntry, ToolCallEntry
-from tui.widgets.card_header import header_text
+from tui.widgets.cards.header import header_text
 
 REJECT = [PermissionOption(option_id="no", name="Reject", kind="reject_once")]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui.state import ToolCallEntry
-from tui.widgets.card_header import header_text
+from tui.widgets.cards.header import header_text
 
 
 def title_line(entry: ToolCallEntry) -> str:

@@ -21,7 +21,7 @@ from tui.connection import (
     TuiClient,
 )
 from tui.fs import ConfinedFs
-from tui.terminals import TerminalManager
+from tui.terminal.terminals import TerminalManager
 
 
 class Written:

@@ -36,7 +36,7 @@ from tui.check.wire_view import exchange
 from tui.connection import AgentConnection, AgentFailed, LaunchSpec, SessionUpdate, TuiClient
 from tui.connection.session import open_session
 from tui.fs import ConfinedFs
-from tui.terminals import TerminalManager
+from tui.terminal.terminals import TerminalManager
 
 AUTH_REQUIRED = -32000
 CANCEL_ANSWER_S = 30.0

@@ -37,7 +37,7 @@ from tui.connection.wire import SessionUpdate, unsupported_parts
 from tui.fs import ConfinedFs, FsError, FsFileNotFoundError
 from tui.sanitize import clean_line
 from tui.state import OfferedModels
-from tui.terminals import TerminalError, TerminalManager, UnknownTerminalError
+from tui.terminal.terminals import TerminalError, TerminalManager, UnknownTerminalError
 
 log = logging.getLogger(__name__)
 

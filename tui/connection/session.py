@@ -38,8 +38,8 @@ from tui.connection.taps import joined
 from tui.connection.transport import SET_MODEL, InspectingTransport
 from tui.fs import ConfinedFs
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
-from tui.mentions.blocks import PromptBlock
-from tui.terminals import TerminalManager
+from tui.prompt.mentions.blocks import PromptBlock
+from tui.terminal.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
 

@@ -47,7 +47,7 @@ USER_ANSWERS = frozenset({"session/request_permission"})
 
 
 class Driver(Protocol):
-    """The client's session, as the replay needs it (tui/session_controller.py offers it)."""
+    """The client's session, as the replay needs it (tui/session/controller.py offers it)."""
 
     def notice(self, text: str, level: Any = "info") -> None: ...
 

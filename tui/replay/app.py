@@ -19,12 +19,12 @@ from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.app import DshApp
 from tui.config import AppConfig
-from tui.history import PromptHistory
 from tui.permissions import PendingPermission
+from tui.prompt.history import PromptHistory
 from tui.replay.process import ReplayProcess, recorded_resume
-from tui.session_events import PermissionAsked, PermissionClosed, SessionEvent
-from tui.session_prompts import FirstPrompts
-from tui.widgets.prompt import PromptArea
+from tui.session.events import PermissionAsked, PermissionClosed, SessionEvent
+from tui.session.prompts import FirstPrompts
+from tui.widgets.prompt.prompt import PromptArea
 
 DEFAULT_SPEED = 1.0
 """The recorded timing: a replay looks the way the session did, a demo runs at its pace."""

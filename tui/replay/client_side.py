@@ -18,8 +18,8 @@ from typing import Any
 
 from tui.fs import ConfinedFs, FsError
 from tui.replay.recording import Entry, Recording
-from tui.terminal_process import add_listener
-from tui.terminals import (
+from tui.terminal.process import add_listener
+from tui.terminal.terminals import (
     ExitListener,
     ExitStatus,
     OutputListener,

@@ -22,7 +22,7 @@ from tui.agent_log import new_agent_log
 from tui.app import DshApp
 from tui.config import AppConfig
 from tui.launch import AgentProcess, LaunchSpec
-from tui.session_events import SessionEvent, TurnEnded
+from tui.session.events import SessionEvent, TurnEnded
 from tui.state import Change
 
 RECORDINGS = Path(__file__).with_name("recordings")

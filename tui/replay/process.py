@@ -18,7 +18,7 @@ from tui.replay.agent import Driver, ReplayAgent
 from tui.replay.client_side import Answers, ReplayFs, ReplayTerminals
 from tui.replay.pipes import AgentLines, ClientLines, client_writer
 from tui.replay.recording import Recording
-from tui.terminals import TerminalManager
+from tui.terminal.terminals import TerminalManager
 
 
 def replay_spec(path: Path, recording: Recording, log_path: Path) -> LaunchSpec:

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from tui.widgets.transcript_keys import CONVERSATION_KEYS
+from tui.widgets.transcript.keys import CONVERSATION_KEYS
 
 # Keys the prompt and the panels handle themselves, not app bindings (docs/client.md, "Keys").
 OTHER_KEYS: list[tuple[str, str]] = [

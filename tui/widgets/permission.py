@@ -13,22 +13,22 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from tui import line_numbers
-from tui.diff_text import relative_path
-from tui.diffing import DiffContent
+from tui.diff import line_numbers
+from tui.diff.diffing import DiffContent
+from tui.diff.text import relative_path
 from tui.permissions import PendingPermission
 from tui.sanitize import sanitize_text
 from tui.state import block_text
-from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.terminal_pane import display_cwd
-from tui.widgets.tool_card import KIND_ICONS, ToolCard, raw_json
+from tui.widgets.cards.tool_card import KIND_ICONS, ToolCard, raw_json
+from tui.widgets.diff.panel import DiffPanel
+from tui.widgets.terminal.pane import display_cwd
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import FileEditToolCallContent
 
 PREVIEW_LINES = 8
 # Below this many screen rows the panel is compact: a few preview lines, no spacer row, so a
-# question at 80×24 leaves the transcript room (and the plan folds, tui/widgets/plan.py).
+# question at 80×24 leaves the transcript room (and the plan folds, tui/widgets/transcript/plan.py).
 COMPACT_BELOW_ROWS = 30
 COMPACT_PREVIEW_LINES = 2  # and a third that says how many more
 # The agent's option kinds in a word each, for an options row too narrow for their names.

@@ -14,7 +14,7 @@ from acp.schema import InitializeResponse
 from runtime_support import Connect, RecordingClient, stdio_agent
 
 from tui.fs import ConfinedFs
-from tui.mentions.blocks import PreparedPrompt, build_prompt, embeds_context
+from tui.prompt.mentions.blocks import PreparedPrompt, build_prompt, embeds_context
 
 PROMPT = "compare @src/app.py with @notes.md"
 

@@ -1,0 +1,90 @@
+"""What a terminal pane's header and info line say, from the pane's state: pure text builders.
+
+❯ pytest -q                                   tests · ✕ exit 1 · 2.4 s    header
+▮ 1,204 lines · 54 KB                                                     info line
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+
+from tui.sanitize import clean_line
+from tui.terminal.labels import display_cwd, format_bytes, format_duration
+
+if TYPE_CHECKING:
+    from tui.widgets.terminal.pane import TerminalPane
+
+__all__ = ["command_content", "info_text", "status_content"]
+
+_MAX_CWD_CELLS = 32
+
+
+def command_content(pane: TerminalPane) -> Content:
+    """`❯ pytest -q`, or a muted `❯ command` until it is known (the terminal's id is a
+    handle, no help to the user)."""
+    prompt = (f"{pane.glyphs.prompt} ", "$text-accent bold")
+    command = clean_line(pane.command or "")
+    if command:
+        return Content.assemble(prompt, command)
+    return Content.assemble(prompt, ("command", "$text-muted"))
+
+
+def status_content(pane: TerminalPane) -> Content:
+    """The right side of the header: `tests · ✕ exit 1 · 2.4 s`."""
+    glyphs = pane.glyphs
+    sep = f" {glyphs.sep} "
+    parts: list[str | tuple[str, str]] = []
+    where = display_cwd(pane.cwd, pane.session_cwd)
+    if len(where) > _MAX_CWD_CELLS:  # keep room for the command: show the deep end
+        where = "…" + where[-(_MAX_CWD_CELLS - 1) :]
+    if where:
+        parts += [(where, "$text-muted"), sep]
+    if pane.awaiting:
+        parts.append(("awaiting approval", "$text-warning"))
+        return Content.assemble(*parts)
+    if pane.not_run:
+        parts.append(("not run", "$text-muted"))
+        return Content.assemble(*parts)
+    if pane.settled is not None:
+        parts.append((f"⊘ {pane.settled}", "$text-warning"))
+    elif not pane.exited:
+        spinner = glyphs.spinner
+        parts.append((f"{spinner[pane.spinner_frame % len(spinner)]} running", "$text-warning"))
+    elif pane.timed_out_after_s is not None:
+        limit = pane.timed_out_after_s
+        shown = f"{limit:g}" if limit < 10 else f"{round(limit)}"
+        parts.append((f"{glyphs.fail} timed out after {shown} s", "$text-error bold"))
+    elif pane.signal is not None:
+        parts.append((f"{glyphs.fail} killed by {pane.signal}", "$text-error bold"))
+    elif pane.exit_code == 0:
+        parts.append((f"{glyphs.ok} exit 0", "$text-success bold"))
+    elif pane.exit_code is not None:
+        parts.append((f"{glyphs.fail} exit {pane.exit_code}", "$text-error bold"))
+    else:
+        parts.append((f"{glyphs.done} exited", "$text-muted"))
+    parts += [sep, (format_duration(pane.duration), "$text-muted")]
+    return Content.assemble(*parts)
+
+
+def info_text(pane: TerminalPane, shown: int) -> tuple[str, str | None] | None:
+    """The info line under the output and its tooltip, or None when there is nothing to say:
+    `(no output)`, or the line count and size once the output scrolls or was cut."""
+    if pane.exited and shown == 0 and not pane.output_queued:
+        return "(no output)", None
+    if shown <= pane.max_rows and not pane.truncated and pane.agent_kept is None:
+        return None
+    glyphs = pane.glyphs
+    sep = f" {glyphs.sep} "
+    text = f"{glyphs.info} {pane.line_count:,} lines{sep}{format_bytes(pane.received_bytes)}"
+    if pane.agent_kept is not None:
+        kept, what = pane.agent_kept
+        text += f"{sep}the agent gave the model only the last {format_bytes(kept)} of {what}"
+    if not pane.truncated:
+        return text, None
+    tooltip = (
+        f"Only the last {shown:,} lines are kept; "
+        f"{pane.dropped_lines:,} earlier lines were dropped."
+    )
+    return f"{text}{sep}truncated", tooltip
