@@ -23,6 +23,7 @@ from tui.state import (
     ToolCallEntry,
 )
 from tui.terminal.terminals import TerminalManager
+from tui.widgets import layout_fix
 from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.transcript.keys import CURSOR_BINDINGS, CURSOR_CSS, TranscriptCursor
 from tui.widgets.transcript.messages import AgentMessage, Notice, ThoughtMessage, UserMessage
@@ -112,22 +113,8 @@ class ConversationView(TranscriptCursor, VerticalScroll):
         self.on_new_below: Callable[[int], None] | None = None
 
     def pre_layout(self, layout: Layout) -> None:
-        """Mark for re-measuring every entry whose contents asked for layout.
-
-        The stream layout reuses an entry's old place unless the screen marked that entry as
-        changed. Textual 8.2.8's `Screen._on_layout` tests membership against the dict of
-        marked containers instead of the container's own set, so a change two or more levels
-        down (a Markdown block in a reply, a pane in a card) never marks the entry itself;
-        when a later entry was marked in the same pass, the reply or card kept its old height
-        (a reply drawn at 0 rows, a long command's card cut short). Every entry on the path of
-        such a change is a key of that dict, so those keys are the entries to mark.
-        """
-        pending = self.screen._layout_widgets
-        marked = pending.get(self)
-        if marked:  # empty or absent: the stream layout measures every entry anyway
-            marked.update(
-                node for node in pending if isinstance(node, Widget) and node.parent is self
-            )
+        """Re-measure entries whose contents changed deep inside (`layout_fix`, bug 2)."""
+        layout_fix.mark_deep_changes(self)
 
     def on_mount(self) -> None:
         # One spinner tick for the whole transcript, wherever it is shown (the app, each side
