@@ -408,7 +408,7 @@ async def test_a_real_process_through_the_terminal_manager(tmp_path: Path) -> No
             await p.flush()
             await pilot.pause()
             assert p.plain_lines() == ["progress 100%", "ok done"]
-            assert p.exit_code == 3
+            assert p.status.exit_code == 3
             assert p.status_text().startswith(f"{tmp_path.name} · ✕ exit 3 · ")
             assert p.command is not None and p.command.startswith(shlex.quote(sys.executable))
     finally:
