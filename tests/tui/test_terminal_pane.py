@@ -11,6 +11,7 @@ import random
 import re
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -448,13 +449,27 @@ async def test_removing_the_pane_unsubscribes(tmp_path: Path) -> None:
     terminal_id = await manager.create("true")
     try:
         await manager.wait_for_exit(terminal_id)
+        subscriptions: list[str] = []
+        subscribe = manager.subscribe
+
+        def counted(*args: Any) -> Callable[[], None]:
+            stop = subscribe(*args)
+            subscriptions.append("on")
+
+            def unsubscribe() -> None:
+                subscriptions.append("off")
+                stop()
+
+            return unsubscribe
+
+        manager.subscribe = counted  # type: ignore[method-assign]
         source = SpecTerminal(manager, terminal_id)
         p = TerminalPane(terminal_id, session_cwd=tmp_path, source=source)
         async with Host(p).run_test() as pilot:
-            assert source.watched
+            assert subscriptions == ["on"]
             await p.remove()
             await pilot.pause()
-            assert not source.watched
+            assert subscriptions == ["on", "off"]
     finally:
         await manager.close_all()
 
