@@ -20,6 +20,7 @@ from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.messages import AgentMessage
 from tui.widgets.prompt import PromptArea
+from tui.widgets.terminal_header import status_content
 from tui.widgets.terminal_pane import TerminalPane
 
 AGENT = shlex.join([sys.executable, "-m", "agent.cli", "--mode", "full-access"])
@@ -65,7 +66,7 @@ async def test_demo_renders_each_card_type(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 50)) as pilot:
         await play_demo(app, pilot)
         panes = list(app.query(TerminalPane))
-        badges = [pane.status_text() for pane in panes]
+        badges = [status_content(pane).plain for pane in panes]
         assert any("✓ exit 0" in badge for badge in badges)
         assert any("✕ exit 3" in badge for badge in badges)
         assert any("killed by SIGTERM" in badge for badge in badges)

@@ -222,10 +222,6 @@ class TerminalPane(Vertical):
         """The output shown, without styles (after `flush`, everything appended)."""
         return self._view.plain_lines()
 
-    def status_text(self) -> str:
-        """The right side of the header as plain text, e.g. `src · ✕ exit 3 · 0.1 s`."""
-        return status_content(self).plain
-
     def append(self, data: str) -> None:
         """Add output: a streamed delta or a whole chunk, in order. Never blocks for long.
 
