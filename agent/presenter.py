@@ -239,11 +239,6 @@ class SessionPresenter:
             self._on_error(f"{tool_name}.present_plan", exc)
             return None
 
-    @property
-    def in_flight(self) -> frozenset[str]:
-        """Ids of calls that have a `tool_call` but no result yet."""
-        return frozenset(self._calls)
-
 
 __all__ = [
     "CallInspector",

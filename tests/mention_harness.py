@@ -52,11 +52,13 @@ class MentionHost(App[None]):
         if not hold_index:
             self.release.set()
         self.chosen: list[str] = []
+        self.builds = 0  # indexes built (started) so far
 
     def on_load(self) -> None:
         self.theme = "textual-dark"
 
     def build(self, root: Path) -> PathIndex:
+        self.builds += 1
         self.release.wait()
         return build_index(root)
 

@@ -122,14 +122,6 @@ class ConfinedFs:
             )
         return real
 
-    def is_allowed(self, path: str | os.PathLike[str]) -> bool:
-        """Whether `resolve` would accept `path` (for UI hints; the calls check again)."""
-        try:
-            self.resolve(path)
-        except FsError:
-            return False
-        return True
-
     def read_text(
         self, path: str | os.PathLike[str], line: int | None = None, limit: int | None = None
     ) -> str:

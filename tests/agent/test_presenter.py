@@ -506,4 +506,10 @@ async def test_replay_through_a_throwaway_presenter_equals_live(tmp_path: Path) 
     kinds = [wire_dict(u)["sessionUpdate"] for u in sent]
     assert kinds.count("plan") == 1
     assert "tool_call_update" in kinds
-    assert live.in_flight == frozenset()
+    ended = {
+        wire_dict(u)["toolCallId"]: wire_dict(u).get("status")
+        for u in sent
+        if wire_dict(u)["sessionUpdate"] == "tool_call_update"
+    }
+    assert len(ended) == len(steps)  # every call got its result
+    assert set(ended.values()) <= {"completed", "failed"}

@@ -16,6 +16,7 @@ from tui.state import NoticeEntry, ToolCallEntry
 from tui.widgets.cards.header import header_text
 from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.terminal.header import status_content
 from tui.widgets.terminal.pane import TerminalPane
 from tui.widgets.transcript.messages import AgentMessage, UserMessage
 
@@ -96,7 +97,7 @@ async def test_bang_echo_runs_here_as_the_users_card_and_is_not_sent(tmp_path: P
         entry: ToolCallEntry = card.entry
         await wait_until(pilot, lambda: entry.status == "completed")
         pane = card.query_one(TerminalPane)
-        await wait_until(pilot, lambda: "exit 0" in pane.status_text())
+        await wait_until(pilot, lambda: "exit 0" in status_content(pane).plain)
         await pane.flush()
         assert "hi" in pane.plain_lines()
         assert entry.tool_call_id == "user-shell-1" and entry.title == "! echo hi"
@@ -115,7 +116,7 @@ async def test_esc_kills_a_running_bang_command(tmp_path: Path) -> None:
         await pilot.press("escape")
         await wait_until(pilot, lambda: card.entry.status == "failed")
         pane = card.query_one(TerminalPane)
-        await wait_until(pilot, lambda: "killed by" in pane.status_text())
+        await wait_until(pilot, lambda: "killed by" in status_content(pane).plain)
         assert not app.controller.shells.running
 
 

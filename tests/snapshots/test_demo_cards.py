@@ -18,6 +18,7 @@ from tui.app import AppConfig, DshApp
 from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.terminal.header import status_content
 from tui.widgets.terminal.pane import TerminalPane
 from tui.widgets.transcript.conversation import ConversationView
 from tui.widgets.transcript.messages import AgentMessage
@@ -65,7 +66,7 @@ async def test_demo_renders_each_card_type(tmp_path: Path) -> None:
     async with app.run_test(size=(100, 50)) as pilot:
         await play_demo(app, pilot)
         panes = list(app.query(TerminalPane))
-        badges = [pane.status_text() for pane in panes]
+        badges = [status_content(pane).plain for pane in panes]
         assert any("✓ exit 0" in badge for badge in badges)
         assert any("✕ exit 3" in badge for badge in badges)
         assert any("killed by SIGTERM" in badge for badge in badges)

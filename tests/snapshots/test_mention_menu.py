@@ -27,7 +27,7 @@ def test_matches_with_the_second_highlighted(snap_compare: Any) -> None:
     async def run_before(pilot: Any) -> None:
         menu = pilot.app.query_one(MentionMenu)
         menu.reindex()  # built ahead here; the app builds it at the first `@`
-        await wait_until(pilot, lambda: menu.is_ready)
+        await wait_until(pilot, lambda: not menu.is_indexing)
         await type_text(pilot, "explain @app")
         await pilot.press("down")
         await pilot.pause()

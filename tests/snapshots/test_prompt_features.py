@@ -68,7 +68,7 @@ def test_bang_card(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) 
         await wait_until(pilot, lambda: pane.exited)
         await pane.flush()
         pane.started_at = 0.0
-        pane.set_exit(pane.exit_code, None, finished_at=1.25)
+        pane.set_exit(pane.status.exit_code, None, finished_at=1.25)
         await pilot.pause()
         assert turns_ended(app) == 0
 

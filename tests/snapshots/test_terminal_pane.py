@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
+from tui.terminal.status import PaneStatus
 from tui.widgets.terminal.pane import TerminalPane
 
 SIZE = (80, 14)
@@ -126,22 +127,22 @@ def test_progress_bar_with_cr(snap_compare: Any) -> None:
 def test_awaiting_approval(snap_compare: Any) -> None:
     """A permission question is open: `awaiting approval`, no spinner and no duration."""
     pane = make_pane("rm -rf build")
-    pane.set_awaiting(True)
+    pane.set_status(PaneStatus("awaiting"))
     assert snap(snap_compare, pane)
 
 
 def test_rejected_is_not_run(snap_compare: Any) -> None:
     """The command was rejected, so it never started: `not run`, no clock."""
     pane = make_pane("rm -rf build")
-    pane.set_awaiting(True)
-    pane.settle("stopped", ran=False)
+    pane.set_status(PaneStatus("awaiting"))
+    pane.set_status(PaneStatus("not_run", "stopped"))
     assert snap(snap_compare, pane)
 
 
 def test_stopped_without_exit_status(snap_compare: Any) -> None:
     """`sleep 30` then Esc: the card failed, the pane's clock stopped, `⊘ stopped · 0.0 s`."""
     pane = make_pane("sleep 30")
-    pane.settle("stopped")
+    pane.set_status(PaneStatus("settled", "stopped"))
     assert snap(snap_compare, pane)
 
 

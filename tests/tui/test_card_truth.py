@@ -27,6 +27,7 @@ from textual.app import App, ComposeResult
 from tui.config import AppConfig
 from tui.state import Change, Conversation
 from tui.widgets.cards.tool_card import ToolCard
+from tui.widgets.terminal.header import status_content
 from tui.widgets.terminal.pane import TerminalPane
 from tui.widgets.transcript.conversation import ConversationView
 
@@ -120,14 +121,14 @@ async def test_a_rejected_command_is_not_run_and_has_no_clock(clock: Clock) -> N
         app.start("rm -rf build")
         app.ask()
         await pilot.pause()
-        assert app.pane.status_text() == "src · awaiting approval"
+        assert status_content(app.pane).plain == "src · awaiting approval"
         assert "awaiting approval" in header(app.card)
         clock.now += 150
         app.answer("reject")
         app.update(status="failed")
         await pilot.pause()
         clock.now += 60
-        assert app.pane.status_text() == "src · not run"
+        assert status_content(app.pane).plain == "src · not run"
         assert not app.pane.running
         assert "✕ failed" in header(app.card)
 
@@ -141,9 +142,9 @@ async def test_a_cancelled_command_stops_its_clock_when_the_card_fails(clock: Cl
         clock.now += 9.3
         app.update(status="failed")
         await pilot.pause()
-        assert app.pane.status_text() == "src · ⊘ stopped · 9.3 s"
+        assert status_content(app.pane).plain == "src · ⊘ stopped · 9.3 s"
         clock.now += 120
-        assert app.pane.status_text() == "src · ⊘ stopped · 9.3 s"
+        assert status_content(app.pane).plain == "src · ⊘ stopped · 9.3 s"
 
 
 async def test_the_end_of_the_turn_settles_a_running_pane(clock: Clock) -> None:
@@ -155,7 +156,7 @@ async def test_the_end_of_the_turn_settles_a_running_pane(clock: Clock) -> None:
         app.apply(app.conversation.settle_unfinished("cancelled"))
         await pilot.pause()
         clock.now += 30
-        assert app.pane.status_text() == "src · ⊘ cancelled · 2.0 s"
+        assert status_content(app.pane).plain == "src · ⊘ cancelled · 2.0 s"
 
 
 async def test_a_dismissed_question_with_the_turn_ending_is_not_run(clock: Clock) -> None:
@@ -168,7 +169,7 @@ async def test_a_dismissed_question_with_the_turn_ending_is_not_run(clock: Clock
         app.answer(None)
         app.apply(app.conversation.settle_unfinished("cancelled"))
         await pilot.pause()
-        assert app.pane.status_text() == "src · not run"
+        assert status_content(app.pane).plain == "src · not run"
 
 
 async def test_the_duration_counts_from_the_answer_not_from_the_card(clock: Clock) -> None:
@@ -178,7 +179,7 @@ async def test_the_duration_counts_from_the_answer_not_from_the_card(clock: Cloc
         app.ask()
         await pilot.pause()
         clock.now += 2.8  # the question is open: no clock
-        assert "running" not in app.pane.status_text()
+        assert "running" not in status_content(app.pane).plain
         app.answer("allow")
         await pilot.pause()
         assert "running" in header(app.card)
@@ -191,7 +192,7 @@ async def test_the_duration_counts_from_the_answer_not_from_the_card(clock: Cloc
             },
         )
         await pilot.pause()
-        assert app.pane.status_text() == "src · ✓ exit 0 · 1.5 s"
+        assert status_content(app.pane).plain == "src · ✓ exit 0 · 1.5 s"
 
 
 async def test_a_failed_exit_wins_over_completed_and_markers_are_not_repeated(
@@ -216,7 +217,7 @@ async def test_a_failed_exit_wins_over_completed_and_markers_are_not_repeated(
         assert app.card.has_class("-failed") and not app.card.has_class("-completed")
         await app.pane.flush()
         assert app.pane.plain_lines() == []
-        assert "✕ exit 1" in app.pane.status_text()
+        assert "✕ exit 1" in status_content(app.pane).plain
 
 
 async def test_output_keeps_its_last_line_and_drops_only_the_marker(clock: Clock) -> None:
@@ -286,4 +287,4 @@ async def test_the_agents_measured_duration_is_shown_live_and_replayed(
             },
         )
         await pilot.pause()
-        assert app.pane.status_text() == "src · ✓ exit 0 · 5.5 s"
+        assert status_content(app.pane).plain == "src · ✓ exit 0 · 5.5 s"

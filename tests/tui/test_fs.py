@@ -126,15 +126,17 @@ def test_relative_and_invalid_paths_are_refused(layout: tuple[Path, Path, Path],
         fs.write_text(bad, "x")
 
 
-def test_is_allowed_and_roots(layout: tuple[Path, Path, Path]) -> None:
+def test_resolve_and_roots(layout: tuple[Path, Path, Path]) -> None:
     project, extra, outside = layout
     fs = ConfinedFs([project])
     fs.add_root(extra)
     fs.add_root(extra)
     assert fs.roots == [project.resolve(), extra.resolve()]
-    assert fs.is_allowed(project / "missing" / "deep.txt")
-    assert not fs.is_allowed(outside)
-    assert not fs.is_allowed("relative")
+    assert fs.resolve(project / "missing" / "deep.txt").name == "deep.txt"
+    with pytest.raises(FsError):
+        fs.resolve(outside)
+    with pytest.raises(FsError):
+        fs.resolve("relative")
 
 
 # ---------------------------------------------------------------------------- reading

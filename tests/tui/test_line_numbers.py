@@ -21,6 +21,7 @@ from tui.diff.line_numbers import (
     meta_lines,
 )
 from tui.diff.rows import GapRow, LineRow, RowLayout
+from tui.fs import ConfinedFs
 from tui.state import Conversation
 from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.diff.panel import DiffPanel
@@ -191,7 +192,23 @@ def test_crlf_file_with_an_lf_snippet(tmp_path: Path) -> None:
     assert anchor_line("a\r\nb\r\n", "b\r\n") == 2  # a CRLF snippet matches as it is
 
 
-def test_a_path_outside_the_workspace_is_never_read(tmp_path: Path) -> None:
+def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths `ConfinedFs.read_text` is asked for from now on."""
+    asked: list[str] = []
+    read_text = ConfinedFs.read_text
+
+    def counted(fs: ConfinedFs, path: Any, *args: Any, **kwargs: Any) -> str:
+        asked.append(str(path))
+        return read_text(fs, path, *args, **kwargs)
+
+    monkeypatch.setattr(ConfinedFs, "read_text", counted)
+    return asked
+
+
+def test_a_path_outside_the_workspace_is_never_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = count_reads(monkeypatch)
     inside = tmp_path / "work"
     inside.mkdir()
     secret = tmp_path / "secret.py"
@@ -203,15 +220,16 @@ def test_a_path_outside_the_workspace_is_never_read(tmp_path: Path) -> None:
     resolved = Anchoring("before", files).resolve(items)
     assert resolved is not None
     assert all(item.starts is None for item in resolved)
-    assert files.reads == 0
+    assert reads == []
 
 
 def test_a_relative_path_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    reads = count_reads(monkeypatch)
     (tmp_path / "f.py").write_text("alpha\nbeta\n")
     files = WorkspaceFiles([tmp_path])
     resolved = Anchoring("before", files).resolve([DiffContent("f.py", "beta", "B")])
-    assert resolved is not None and resolved[0].starts is None and files.reads == 0
+    assert resolved is not None and resolved[0].starts is None and reads == []
 
 
 def test_an_allow_dir_is_read(tmp_path: Path) -> None:
@@ -236,7 +254,10 @@ def test_unsure_phase_trusts_old_text_only_while_new_text_is_absent(tmp_path: Pa
     assert after.starts is None
 
 
-def test_the_file_is_read_once_per_card_phase(tmp_path: Path) -> None:
+def test_the_file_is_read_once_per_card_phase(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = count_reads(monkeypatch)
     path = str(tmp_path / "f.py")
     (tmp_path / "f.py").write_text(FORTY)
     files = WorkspaceFiles([tmp_path])
@@ -245,7 +266,7 @@ def test_the_file_is_read_once_per_card_phase(tmp_path: Path) -> None:
     anchoring.resolve([DiffContent(path, "line 3", "x")])
     anchoring.resolve([DiffContent(path, "line 4", "y")])
     Anchoring("unsure", files).resolve([DiffContent(path, "line 5", "z")])
-    assert files.reads == 1
+    assert reads == [path]
     assert anchoring.resolve([DiffContent(path, "line 6", "w")], io=False) is not None
 
 

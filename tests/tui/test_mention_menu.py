@@ -24,7 +24,7 @@ async def test_at_lists_paths_and_tab_takes_the_highlighted_one() -> None:
         menu = app.query_one(MentionMenu)
         prompt = app.query_one(MentionPrompt)
         menu.reindex()  # built ahead here; the app builds it at the first `@`
-        await wait_until(pilot, lambda: menu.is_ready)
+        await wait_until(pilot, lambda: not menu.is_indexing)
         await type_text(pilot, "explain ")
         assert not menu.has_class("-visible")
         await type_text(pilot, "@app")
@@ -51,7 +51,7 @@ async def test_up_wraps_round_and_enter_takes_the_path_mid_text() -> None:
         menu = app.query_one(MentionMenu)
         prompt = app.query_one(MentionPrompt)
         menu.reindex()  # built ahead here; the app builds it at the first `@`
-        await wait_until(pilot, lambda: menu.is_ready)
+        await wait_until(pilot, lambda: not menu.is_indexing)
         prompt.load_text("see @pro now")
         prompt.move_cursor((0, 8))
         await pilot.pause()
@@ -70,7 +70,7 @@ async def test_the_menu_says_indexing_until_the_index_is_built() -> None:
         assert menu.is_indexing and shown(menu) == [INDEXING]
         assert not menu.is_open  # Enter still sends while nothing can be taken
         app.release.set()
-        await wait_until(pilot, lambda: menu.is_ready)
+        await wait_until(pilot, lambda: not menu.is_indexing)
         assert shown(menu)[0] == "src/"
 
 
@@ -79,7 +79,7 @@ async def test_no_match_says_so_and_leaves_the_keys_to_the_prompt() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         menu = app.query_one(MentionMenu)
         menu.reindex()  # built ahead here; the app builds it at the first `@`
-        await wait_until(pilot, lambda: menu.is_ready)
+        await wait_until(pilot, lambda: not menu.is_indexing)
         await type_text(pilot, "@zzz")
         assert shown(menu) == ["no path matches 'zzz'"] and not menu.is_open
         await type_text(pilot, " ")
@@ -93,7 +93,7 @@ async def test_the_index_is_built_at_the_first_at_sign_not_at_start() -> None:
         menu = app.query_one(MentionMenu)
         await type_text(pilot, "explain the code")
         await pilot.pause(0.3)
-        assert not menu.is_ready and not menu.is_indexing
+        assert app.builds == 0 and not menu.is_indexing
         await type_text(pilot, " @app")
         await wait_until(pilot, lambda: menu.is_open)
         assert shown(menu)[0] == "src/app.py"

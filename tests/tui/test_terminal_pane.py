@@ -11,6 +11,7 @@ import random
 import re
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from support import wait_until
 from tui.terminal.source import SpecTerminal
 from tui.terminal.stream import TerminalScreenBuffer
 from tui.terminal.terminals import TerminalManager
+from tui.widgets.terminal.header import status_content
 from tui.widgets.terminal.pane import (
     TerminalPane,
     display_cwd,
@@ -202,11 +204,11 @@ async def test_exit_badges(
     clock = Clock(100.0)
     p = pane(cwd="/project/src", clock=clock)
     async with Host(p).run_test() as pilot:
-        assert p.status_text() == "src · ⠋ running · 0.0 s"
+        assert status_content(p).plain == "src · ⠋ running · 0.0 s"
         clock.now = 102.5
         p.set_exit(exit_code, sig, timeout)
         await pilot.pause()
-        assert p.status_text() == f"src · {badge} · 2.5 s"
+        assert status_content(p).plain == f"src · {badge} · 2.5 s"
         assert p.has_class("-failed") is failed
         clock.now = 200.0  # a finished command's duration no longer moves
         assert p.duration == 2.5
@@ -217,7 +219,7 @@ async def test_duration_without_an_injected_clock_is_still_computed() -> None:
     async with Host(p).run_test():
         p.set_exit(0, None, finished_at=11.5)
         assert p.duration == 1.5
-        assert p.status_text().endswith("1.5 s")
+        assert status_content(p).plain.endswith("1.5 s")
 
 
 async def test_prompt_line_and_command_update() -> None:
@@ -228,36 +230,36 @@ async def test_prompt_line_and_command_update() -> None:
         p.set_command("pytest -q\x1b]0;x\x07", cwd="/project/tests")
         await pilot.pause()
         assert str(header.render()) == "❯ pytest -q"
-        assert p.status_text().startswith("tests · ")
+        assert status_content(p).plain.startswith("tests · ")
 
 
 async def test_a_long_cwd_keeps_its_deep_end() -> None:
     p = pane(cwd="/project/" + "/".join(["directory"] * 6), clock=Clock())
     async with Host(p).run_test():
-        assert p.status_text() == "…y/directory/directory/directory · ⠋ running · 0.0 s"
+        assert status_content(p).plain == "…y/directory/directory/directory · ⠋ running · 0.0 s"
 
 
 async def test_the_spinner_moves_on_the_transcripts_tick_and_stops_at_the_end() -> None:
     p = pane(clock=Clock())
     async with Host(p).run_test() as pilot:
-        assert p.status_text() == "⠋ running · 0.0 s"
+        assert status_content(p).plain == "⠋ running · 0.0 s"
         await pilot.pause(0.25)
-        assert p.status_text() == "⠋ running · 0.0 s"  # no timer of its own
+        assert status_content(p).plain == "⠋ running · 0.0 s"  # no timer of its own
         p.tick(3)
-        assert p.status_text() == "⠸ running · 0.0 s"
+        assert status_content(p).plain == "⠸ running · 0.0 s"
         p.set_exit(0)
-        done = p.status_text()
+        done = status_content(p).plain
         p.tick(4)
-        assert p.status_text() == done
+        assert status_content(p).plain == done
 
 
 async def test_ascii_glyphs() -> None:
     p = pane(ascii_glyphs=True, cwd="/project/src", clock=Clock())
     async with Host(p).run_test() as pilot:
-        assert p.status_text() == "src - | running - 0.0 s"
+        assert status_content(p).plain == "src - | running - 0.0 s"
         p.set_exit(0, finished_at=p.started_at + 1)
         await pilot.pause()
-        assert p.status_text() == "src - ok exit 0 - 1.0 s"
+        assert status_content(p).plain == "src - ok exit 0 - 1.0 s"
         assert str(p.query_one(".terminal-pane--command").render()) == "> make test"
 
 
@@ -408,8 +410,8 @@ async def test_a_real_process_through_the_terminal_manager(tmp_path: Path) -> No
             await p.flush()
             await pilot.pause()
             assert p.plain_lines() == ["progress 100%", "ok done"]
-            assert p.exit_code == 3
-            assert p.status_text().startswith(f"{tmp_path.name} · ✕ exit 3 · ")
+            assert p.status.exit_code == 3
+            assert status_content(p).plain.startswith(f"{tmp_path.name} · ✕ exit 3 · ")
             assert p.command is not None and p.command.startswith(shlex.quote(sys.executable))
     finally:
         await manager.close_all()
@@ -430,7 +432,7 @@ async def test_a_killed_process_shows_its_signal_and_replays_into_a_late_pane(
         async with Host(p).run_test() as pilot:
             await pilot.pause()
             assert p.plain_lines() == ["started"]
-            assert "✕ killed by SIGTERM" in p.status_text()
+            assert "✕ killed by SIGTERM" in status_content(p).plain
     finally:
         await manager.close_all()
 
@@ -448,13 +450,27 @@ async def test_removing_the_pane_unsubscribes(tmp_path: Path) -> None:
     terminal_id = await manager.create("true")
     try:
         await manager.wait_for_exit(terminal_id)
+        subscriptions: list[str] = []
+        subscribe = manager.subscribe
+
+        def counted(*args: Any) -> Callable[[], None]:
+            stop = subscribe(*args)
+            subscriptions.append("on")
+
+            def unsubscribe() -> None:
+                subscriptions.append("off")
+                stop()
+
+            return unsubscribe
+
+        manager.subscribe = counted  # type: ignore[method-assign]
         source = SpecTerminal(manager, terminal_id)
         p = TerminalPane(terminal_id, session_cwd=tmp_path, source=source)
         async with Host(p).run_test() as pilot:
-            assert source.watched
+            assert subscriptions == ["on"]
             await p.remove()
             await pilot.pause()
-            assert not source.watched
+            assert subscriptions == ["on", "off"]
     finally:
         await manager.close_all()
 

@@ -119,8 +119,6 @@ class WorkspaceFiles:
         self._fs = ConfinedFs(roots, max_read_bytes=max_bytes)
         self._texts: dict[str, str | None] = {}
         self._lock = threading.Lock()
-        self.reads = 0
-        """How many files were actually read (tests)."""
 
     def cached(self, path: str) -> bool:
         return path in self._texts
@@ -135,7 +133,6 @@ class WorkspaceFiles:
         try:
             self._fs.resolve(path)  # refuse before touching the file at all
             text = self._fs.read_text(path)
-            self.reads += 1
         except (FsError, OSError, ValueError):
             text = None
         with self._lock:

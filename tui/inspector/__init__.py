@@ -1,5 +1,5 @@
 """The traffic inspector's data, without Textual: every JSON-RPC line kept, a message as
-pretty JSON, the `initialize` exchange as a table. The view is `tui.widgets.inspector`.
+pretty JSON, the `initialize` exchange as a table. The view is `tui.widgets.inspector.panel`.
 
 - `json_view`: A message as the inspector shows it: pretty JSON from a bounded prefix of the
   line.

@@ -1,5 +1,5 @@
 """What the prompt offers beyond text, without Textual: `@` mentions, history, `!` commands and
-the external editor. The prompt widgets are `tui.widgets.prompt`.
+the external editor. The prompt widgets are `tui.widgets.prompt.prompt`.
 
 - `external_editor`: Edit the prompt's draft in the user's own editor (`$VISUAL`, else
   `$EDITOR`, else `vi`).

@@ -15,6 +15,7 @@ safe styled lines, and the `_meta.terminal_*` convention. The widgets are in
 - `sgr`: SGR pens: the colour and style state of terminal output, and stored lines as styled
   text.
 - `source`: Where a terminal pane's output comes from: one interface, two kinds of terminal.
+- `status`: A pane's status, one frozen value computed from its card and its source.
 - `stream`: Terminal output as display lines: a stream of decoded chunks in, safe styled lines
   out.
 - `terminals`: Client-side terminals: the processes behind ACP's `terminal/*` methods.

@@ -177,11 +177,6 @@ class SpecTerminal:
     def output(self) -> TerminalFeed:
         return self._output
 
-    @property
-    def watched(self) -> bool:
-        """Whether the manager is subscribed (something watches this source)."""
-        return self._unsubscribe is not None
-
     def facts(self) -> TerminalFacts:
         info = self._manager.info(self._terminal_id)
         command = shlex.join([info.command, *info.args]) if info.args else info.command

@@ -16,7 +16,6 @@ from tui.terminal.labels import signal_name
 
 __all__ = [
     "KIND_ICONS",
-    "SETTLED_WORDS",
     "STATUS_LABELS",
     "exit_failure",
     "header_text",
@@ -45,15 +44,6 @@ STATUS_LABELS = {
     "unknown": ("? unknown", "dim"),
     "unfinished": ("◌ left unfinished by the agent", "yellow"),
     "rejected": ("✕ rejected", "red"),
-}
-
-
-# Settled panes (no exit status): the word for how their card ended.
-SETTLED_WORDS = {
-    "failed": "stopped",
-    "cancelled": "cancelled",
-    "rejected": "not run",
-    "unfinished": "left unfinished",
 }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.terminal.source import SpecTerminal, TerminalSource
-from tui.widgets.cards.header import SETTLED_WORDS
+from tui.terminal.status import card_status
 from tui.widgets.terminal.pane import TerminalPane
 
 if TYPE_CHECKING:
@@ -81,11 +81,6 @@ def make_pane(
 
 
 def sync_pane(entry: ToolCallEntry, pane: TerminalPane) -> None:
-    """A pane's clock follows the card: not running while a permission question is open,
+    """A pane's status follows the card: not running while a permission question is open,
     stopped the moment the card ends (a later exit status still replaces that)."""
-    if entry.status not in ("pending", "in_progress"):
-        if not pane.exited:
-            ran = not entry.never_ran and "rejected" not in (entry.permission, entry.status)
-            pane.settle(SETTLED_WORDS.get(entry.status, "ended"), ran=ran)
-    else:
-        pane.set_awaiting(entry.permission == "asked")
+    pane.set_status(card_status(pane.status, entry, had_output=pane.received_bytes > 0))

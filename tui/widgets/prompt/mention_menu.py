@@ -98,11 +98,6 @@ class MentionMenu(Static):
         return self._at is not None and bool(self._matches)
 
     @property
-    def is_ready(self) -> bool:
-        """Whether an index has been built (until then an open menu says "indexing…")."""
-        return self._matcher is not None
-
-    @property
     def is_indexing(self) -> bool:
         return self._indexing is not None and not self._indexing.is_finished
 

@@ -12,6 +12,7 @@ from textual.content import Content
 
 from tui.sanitize import clean_line
 from tui.terminal.labels import display_cwd, format_bytes, format_duration
+from tui.terminal.status import status_words
 
 if TYPE_CHECKING:
     from tui.widgets.terminal.pane import TerminalPane
@@ -41,29 +42,10 @@ def status_content(pane: TerminalPane) -> Content:
         where = "…" + where[-(_MAX_CWD_CELLS - 1) :]
     if where:
         parts += [(where, "$text-muted"), sep]
-    if pane.awaiting:
-        parts.append(("awaiting approval", "$text-warning"))
+    status = pane.status
+    parts.append(status_words(status, glyphs, pane.spinner_frame))
+    if status.phase in ("awaiting", "not_run"):
         return Content.assemble(*parts)
-    if pane.not_run:
-        parts.append(("not run", "$text-muted"))
-        return Content.assemble(*parts)
-    if pane.settled is not None:
-        parts.append((f"⊘ {pane.settled}", "$text-warning"))
-    elif not pane.exited:
-        spinner = glyphs.spinner
-        parts.append((f"{spinner[pane.spinner_frame % len(spinner)]} running", "$text-warning"))
-    elif pane.timed_out_after_s is not None:
-        limit = pane.timed_out_after_s
-        shown = f"{limit:g}" if limit < 10 else f"{round(limit)}"
-        parts.append((f"{glyphs.fail} timed out after {shown} s", "$text-error bold"))
-    elif pane.signal is not None:
-        parts.append((f"{glyphs.fail} killed by {pane.signal}", "$text-error bold"))
-    elif pane.exit_code == 0:
-        parts.append((f"{glyphs.ok} exit 0", "$text-success bold"))
-    elif pane.exit_code is not None:
-        parts.append((f"{glyphs.fail} exit {pane.exit_code}", "$text-error bold"))
-    else:
-        parts.append((f"{glyphs.done} exited", "$text-muted"))
     parts += [sep, (format_duration(pane.duration), "$text-muted")]
     return Content.assemble(*parts)
 

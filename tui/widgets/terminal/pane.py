@@ -31,7 +31,8 @@ from textual.widgets import Static
 
 from tui.glyphs import ASCII_GLYPHS, UNICODE_GLYPHS
 from tui.terminal.labels import display_cwd, format_bytes, format_duration, signal_name
-from tui.terminal.source import TerminalFeed, TerminalSource
+from tui.terminal.source import TerminalEnd, TerminalFeed, TerminalSource
+from tui.terminal.status import RUNNING, PaneStatus, exited
 from tui.terminal.stream import DEFAULT_MAX_CHARS
 from tui.widgets.terminal.header import command_content, info_text, status_content
 from tui.widgets.terminal.view import TerminalOutputView
@@ -66,6 +67,8 @@ class TerminalPane(Vertical):
     Feed it with `append` (streamed deltas or whole chunks, any number of times, also before it
     is mounted) and end it with `set_exit`; `set_command` fills in the prompt line later. With
     a `source` it follows that terminal instead: its output, command line, cwd, timing and exit.
+    Its one `status` (tui/terminal/status.py) says what the header shows; `set_status` gives it
+    the card's.
     The clock (seconds, `time.monotonic` by default) times the command from construction, or
     from `started_at`, to `set_exit`; `agent_durations` lets a source's own measure of the
     run (`TerminalEnd.duration_s`) stand instead. `max_rows` caps the output's height (it
@@ -130,13 +133,7 @@ class TerminalPane(Vertical):
         self.max_rows = max_rows
         self.glyphs = ASCII_GLYPHS if ascii_glyphs else UNICODE_GLYPHS
         self.spinner_frame = 0
-        self.exited = False
-        self.exit_code: int | None = None
-        self.signal: str | None = None
-        self.timed_out_after_s: float | None = None
-        self.awaiting = False  # a permission question about the command is open
-        self.settled: str | None = None  # how the card ended without an exit status
-        self.not_run = False  # settled, and the command never started
+        self.status = RUNNING  # tui/terminal/status.py: the header's words come from it
         self.agent_kept: tuple[int, str] | None = None  # bytes the agent kept, of what
         self.source = source
         self.agent_durations = agent_durations
@@ -202,9 +199,14 @@ class TerminalPane(Vertical):
         return max(0.0, end - self.started_at)
 
     @property
+    def exited(self) -> bool:
+        """Whether the command exited with a status (`status.exited`)."""
+        return self.status.exited
+
+    @property
     def running(self) -> bool:
         """Whether the clock runs: neither exited, settled nor waiting for approval."""
-        return not (self.exited or self.settled is not None or self.awaiting)
+        return self.status.running
 
     @property
     def output_queued(self) -> bool:
@@ -219,10 +221,6 @@ class TerminalPane(Vertical):
     def plain_lines(self) -> list[str]:
         """The output shown, without styles (after `flush`, everything appended)."""
         return self._view.plain_lines()
-
-    def status_text(self) -> str:
-        """The right side of the header as plain text, e.g. `src · ✕ exit 3 · 0.1 s`."""
-        return status_content(self).plain
 
     def append(self, data: str) -> None:
         """Add output: a streamed delta or a whole chunk, in order. Never blocks for long.
@@ -239,27 +237,17 @@ class TerminalPane(Vertical):
             if self._live:
                 self._status_label.update(status_content(self))
 
-    def set_awaiting(self, awaiting: bool) -> None:
-        """A permission question about the command opened (`True`) or was answered: waiting is
-        not running, so the clock starts from the answer."""
-        if awaiting == self.awaiting or self.exited or self.settled is not None:
+    def set_status(self, status: PaneStatus) -> None:
+        """Show `status` (tui/terminal/status.py), e.g. the card's: waiting is not running, so
+        the clock starts when a question is answered, and stops when the command ends."""
+        previous = self.status
+        if status == previous:
             return
-        self.awaiting = awaiting
-        if not awaiting:
+        self.status = status
+        if previous.phase == "awaiting" and status.running:
             self.started_at = self._clock()
-        if self._live:
-            self._refresh_header()
-
-    def settle(self, outcome: str, *, ran: bool = True) -> None:
-        """The card ended (`failed`, `cancelled`, ...) with no exit status for this terminal:
-        stop the clock now. `ran=False` (or still waiting for approval): the command never
-        started, so the pane says "not run" and shows no duration. A later `set_exit` wins."""
-        if self.exited or self.settled is not None:
-            return
-        self.not_run = self.awaiting or (not ran and self.received_bytes == 0)
-        self.awaiting = False
-        self.settled = outcome
-        self.finished_at = self._clock()
+        if status.ended and not previous.ended:
+            self.finished_at = self._clock()
         if self._live:
             self._refresh_header()
 
@@ -281,17 +269,11 @@ class TerminalPane(Vertical):
         """End the command: `✓ exit 0`, `✕ exit N`, `✕ killed by SIGNAL` or `✕ timed out
         after N s` (which wins, since a timeout ends with a kill). `finished_at` defaults to
         the clock's now."""
-        self.exited = True
-        self.exit_code = exit_code
-        self.signal = signal_name(signal) if signal else None
-        self.timed_out_after_s = timed_out_after_s
+        self.status = exited(TerminalEnd(exit_code, signal, timed_out_after_s))
         if self.finished_at is None or finished_at is not None:
             self.finished_at = self._clock() if finished_at is None else finished_at
-        self.awaiting = False
-        self.settled = None
-        self.not_run = False
         self.set_class(True, "-exited")
-        self.set_class(self._failed, "-failed")
+        self.set_class(self.status.failed, "-failed")
         if self._live:
             self._refresh_header()
             self._refresh_info()
@@ -431,14 +413,6 @@ class TerminalPane(Vertical):
             self._view.sync()
             self._view.display = self._view.line_count > 0
             self._refresh_info()
-
-    @property
-    def _failed(self) -> bool:
-        return self.exited and (
-            self.timed_out_after_s is not None
-            or self.signal is not None
-            or (self.exit_code is not None and self.exit_code != 0)
-        )
 
     def _refresh_header(self) -> None:
         self._command_label.update(command_content(self))
