@@ -77,6 +77,8 @@ class LaunchSpec:
     # Added to dsh-tui's own environment; may hold a login's secrets, so never in a repr.
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     mcp_servers: tuple[McpServer, ...] = ()  # offered in session/new, load and resume
+    # Seconds to wait for the answer to initialize, and to session/new, before giving up.
+    handshake_timeout: float = 30.0
 
     @classmethod
     def from_command(

@@ -16,6 +16,7 @@ from tui.widgets.choice import ChoiceScreen
 from tui.widgets.env_login import EnvLoginScreen
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.prompt.prompt import PromptArea
+from tui.widgets.transcript.messages import UserMessage
 
 METHODS = [
     {"id": "oauth", "name": "Log in with a browser", "description": "opens your account page"},
@@ -181,6 +182,9 @@ async def test_auth_required_at_a_prompt_opens_the_login_then_sends_it(tmp_path:
         assert app.controller.failure is None
         assert app.controller.session is not None
         assert [entry["method"] for entry in log_lines(log)] == ["session/new", "authenticate"]
+        await pilot.pause()
+        said = [str(message.render()) for message in app.query(UserMessage)]
+        assert [text for text in said if "hello" in text] == [said[0]]  # retried, shown once
         await app.action_quit()
 
 
@@ -209,4 +213,7 @@ async def test_an_env_var_login_at_a_prompt_restarts_and_sends_it_again(tmp_path
         await wait_until(pilot, lambda: turns_ended(app) == 2, timeout=60)
         assert app.controller.failure is None
         assert log_lines(log)[-1]["envLogin"] is True
+        await pilot.pause()
+        said = [str(message.render()) for message in app.query(UserMessage)]
+        assert len(said) == 1 and "hello" in said[0]  # sent again, shown once
         await app.action_quit()

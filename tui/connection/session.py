@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.core import ClientSideConnection
@@ -270,8 +270,29 @@ async def start_or_resume(
             "the agent did not replay the history, so earlier messages are not shown"
         )
         return OpenedSession(resume, clean(as_loaded(resumed)), True, tuple(notices), passed)
-    created = await conn.new_session(cwd=str(spec.cwd), mcp_servers=mcp)
+    created = await answered(
+        "session/new", spec, conn.new_session(cwd=str(spec.cwd), mcp_servers=mcp)
+    )
     return OpenedSession(created.session_id, clean(created), False, tuple(notices), passed)
+
+
+T = TypeVar("T")
+
+
+class HandshakeTimeout(Exception):
+    """The agent did not answer a start-up request in time."""
+
+    def __init__(self, method: str, seconds: float) -> None:
+        super().__init__(f"the agent did not answer {method} within {seconds:g} s")
+        self.method = method
+
+
+async def answered(method: str, spec: LaunchSpec, request: Awaitable[T]) -> T:
+    """The answer to a start-up request, or HandshakeTimeout after spec.handshake_timeout."""
+    try:
+        return await asyncio.wait_for(request, timeout=spec.handshake_timeout)
+    except TimeoutError as error:
+        raise HandshakeTimeout(method, spec.handshake_timeout) from error
 
 
 async def negotiate(
@@ -288,10 +309,16 @@ async def negotiate(
     """initialize, then a session; a refusal or an exit here is an AgentFailed."""
     try:
         init = clean(
-            await conn.initialize(
-                protocol_version=PROTOCOL_VERSION,
-                client_capabilities=capabilities,
-                client_info=Implementation(name="dsh-tui", title="dsh-tui", version=__version__),
+            await answered(
+                "initialize",
+                spec,
+                conn.initialize(
+                    protocol_version=PROTOCOL_VERSION,
+                    client_capabilities=capabilities,
+                    client_info=Implementation(
+                        name="dsh-tui", title="dsh-tui", version=__version__
+                    ),
+                ),
             )
         )
         opened = await with_login(
@@ -301,6 +328,10 @@ async def negotiate(
             login,
             ask_env,
         )
+    except HandshakeTimeout as error:
+        with contextlib.suppress(ProcessLookupError, OSError):
+            process.kill()
+        raise await describe_failure(spec, process, f"{error}; it was stopped") from error
     except ConnectionError as error:
         raise await describe_failure(spec, process, "the agent exited during start-up") from error
     except RequestError as error:

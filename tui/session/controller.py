@@ -110,6 +110,8 @@ class SessionController:
         self.turn_running = False
         # Prompts wait here until the session is ready and no turn runs.
         self.queued: list[str] = []
+        # A prompt put back in the queue by a login that restarts the agent: already shown.
+        self._retry_shown: str | None = None
         self._queue_changed = asyncio.Event()
         self.permissions: list[PendingPermission] = []
         # `!` commands the user runs in the session's client terminals
@@ -318,19 +320,29 @@ class SessionController:
 
         from tui.connection.login import AUTH_REQUIRED, Relaunch, TerminalLogin, with_login
 
+        # The prompt is in the transcript once: a retry after a login does not add it again,
+        # nor does the send after a login that restarted the agent.
+        shown = self._retry_shown == text
+        self._retry_shown = None
+        attempts = 0
+
+        async def attempt() -> None:
+            nonlocal attempts
+            attempts += 1
+            await self.run_turn(session, text, show=attempts == 1 and not shown)
+
         try:
-            await with_login(
-                lambda: self.run_turn(session, text), session.conn, session.init, login, ask_env
-            )
+            await with_login(attempt, session.conn, session.init, login, ask_env)
         except (Relaunch, TerminalLogin):
             self.queued.insert(0, text)
+            self._retry_shown = text
             raise
         except RequestError as error:
             if error.code != AUTH_REQUIRED:
                 raise
             self.notice(f"prompt not sent: {error}", "error")
 
-    async def run_turn(self, session: AgentConnection, text: str) -> None:
+    async def run_turn(self, session: AgentConnection, text: str, show: bool = True) -> None:
         from acp.exceptions import RequestError
 
         from tui.agent_text import clean_error
@@ -343,7 +355,8 @@ class SessionController:
         stop_reason: str | None = None
         try:
             prepared = await prepare_prompt(session, text)
-            self.apply(self.conversation.add_prompt(prepared.shown))
+            if show:
+                self.apply(self.conversation.add_prompt(prepared.shown))
             for notice in prepared.notices:
                 self.notice(notice, "warning")
             try:
