@@ -12,10 +12,10 @@ import pytest
 from support import holding, settle_cards, wait_until
 from tui.demo import DemoApp, DemoSide
 from tui.pytest_plugin import PINNED_TIME
+from tui.widgets.card_text import CardText
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
 from tui.widgets.terminal_pane import TerminalPane
-from tui.widgets.tool_card import CardText
 
 DEMO_ROOT = Path("/tmp/dsh-snapshot-demo")
 

@@ -17,9 +17,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.state import Conversation
+from tui.widgets.card_text import CardText
 from tui.widgets.conversation import ConversationView
 from tui.widgets.diff_panel import DiffPanel
-from tui.widgets.tool_card import TEXT_MAX_ROWS, CardText, ToolCard
+from tui.widgets.tool_card import TEXT_MAX_ROWS, ToolCard
 
 
 class Host(App[None]):

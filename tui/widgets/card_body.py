@@ -15,7 +15,7 @@ from typing import Any
 from tui import line_numbers
 from tui.diffing import DiffContent
 from tui.state import ToolCallEntry, block_text
-from tui.widgets.card_text import read_markdown
+from tui.widgets.card_markdown import read_markdown
 
 __all__ = [
     "TEXT_MAX_ROWS",
