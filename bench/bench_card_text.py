@@ -32,7 +32,7 @@ from textual.widget import Widget  # noqa: E402
 from textual.widgets import Markdown, Static  # noqa: E402
 from textual.widgets.markdown import MarkdownFence  # noqa: E402
 
-from tui.widgets.cards.text import card_markdown, hard_line_breaks, read_markdown  # noqa: E402
+from tui.widgets.cards.markdown import card_markdown, hard_line_breaks, read_markdown  # noqa: E402
 
 PARTS = 100
 

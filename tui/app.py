@@ -493,7 +493,7 @@ class DshApp(App[None]):
             CapabilitiesScreen(
                 session.capabilities,
                 session.init,
-                session.session,
+                session.response,
                 session.client.terminals,
                 session.mcp_passed,
             )

@@ -12,7 +12,7 @@ import pytest
 from support import holding, settle_cards, wait_until
 from tui.demo import DemoApp, DemoSide
 from tui.pytest_plugin import PINNED_TIME
-from tui.widgets.cards.tool_card import CardText
+from tui.widgets.cards.text import CardText
 from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.terminal.pane import TerminalPane
 from tui.widgets.transcript.conversation import ConversationView

@@ -17,7 +17,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.state import Conversation
-from tui.widgets.cards.tool_card import TEXT_MAX_ROWS, CardText, ToolCard
+from tui.widgets.cards.text import CardText
+from tui.widgets.cards.tool_card import TEXT_MAX_ROWS, ToolCard
 from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.transcript.conversation import ConversationView
 

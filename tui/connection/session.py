@@ -82,7 +82,7 @@ class AgentConnection:
     conn: ClientSideConnection
     process: AgentProcess
     init: InitializeResponse
-    session: NewSessionResponse | LoadSessionResponse
+    response: NewSessionResponse | LoadSessionResponse
     capabilities: ClientCapabilities
     client: TuiClient
     session_id: str

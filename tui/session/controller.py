@@ -55,18 +55,16 @@ if TYPE_CHECKING:
         AuthMethodEnvVar,
         PermissionOption,
         RequestPermissionResponse,
-        SessionInfo,
         ToolCallUpdate,
     )
 
-    from tui.connection import AgentConnection, SessionUpdate
+    from tui.connection import AgentConnection, SessionChooser, SessionUpdate
     from tui.connection.login import LoginMethod
     from tui.prompt.mentions.blocks import PreparedPrompt
     from tui.terminal.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
 
-SessionChooser = Callable[[list["SessionInfo"], str | None], Awaitable[str | None]]
 LoginChooser = Callable[[list["LoginMethod"]], Awaitable[str | None]]
 EnvAsker = Callable[["AuthMethodEnvVar"], Awaitable[dict[str, str] | None]]
 # Runs a terminal login (the agent's program with extra args and env): its exit status, or
@@ -281,8 +279,8 @@ class SessionController:
         self.agent_can_load = can_load(session.init) or can_resume(session.init)
         self.conversation.wire_only = self._recorded
         self.conversation.start_session(
-            session.session.modes,
-            session.session.config_options or [],
+            session.response.modes,
+            session.response.config_options or [],
             session.client.offered_models,
         )
         self._emit(Connected(session))
@@ -445,7 +443,7 @@ class SessionController:
     ) -> None:
         """A named agent's first mode and model (the settings file), when the session offers
         them and is not already there; one notice when it does not offer them."""
-        modes = session.session.modes
+        modes = session.response.modes
         if mode is not None:
             offered = [m.id for m in modes.available_modes] if modes is not None else []
             if mode not in offered:
@@ -454,7 +452,7 @@ class SessionController:
                 await self.set_mode(mode)
         if model is None:
             return
-        for option in session.session.config_options or []:
+        for option in session.response.config_options or []:
             root = getattr(option, "root", option)
             values = [getattr(choice, "value", None) for choice in getattr(root, "options", [])]
             if getattr(root, "category", None) == "model" and model in values:

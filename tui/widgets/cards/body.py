@@ -15,7 +15,7 @@ from typing import Any
 from tui.diff import line_numbers
 from tui.diff.diffing import DiffContent
 from tui.state import ToolCallEntry, block_text
-from tui.widgets.cards.text import read_markdown
+from tui.widgets.cards.markdown import read_markdown
 
 __all__ = [
     "TEXT_MAX_ROWS",

@@ -14,7 +14,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownFence
 
 from tui.sanitize import clean_block
-from tui.widgets.cards.text import CardMarkdown, card_markdown, hard_line_breaks
+from tui.widgets.cards.markdown import CardMarkdown, card_markdown, hard_line_breaks
 
 CODE = 'def greet(name: str) -> int:\n    """Say hello."""  # once\n    return f"Hi {name}" * 3'
 FENCE = f"```python\n{CODE}\n```"
