@@ -11,6 +11,7 @@ from scripted import notices, script_app
 from textual.widgets import Input, Static
 
 from support import turns_ended, wait_until
+from tui.session.controller import after_login
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
 from tui.widgets.env_login import EnvLoginScreen
@@ -139,9 +140,20 @@ async def test_an_env_var_login_restarts_the_agent_with_the_values(tmp_path: Pat
         await app.action_quit()
     assert SECRET not in shown
     assert SECRET not in record.read_text()
+    second = record.with_name("wire.after-login.jsonl")  # the restarted agent's wire
+    assert '"session/new"' in record.read_text() and '"session/new"' in second.read_text()
+    assert SECRET not in second.read_text()
     assert SECRET not in "".join(
         p.read_text() for p in (tmp_path / "logs").rglob("*") if p.is_file()
     )
+
+
+def test_a_recording_after_a_login_is_named_for_the_first() -> None:
+    first = Path("/r/wire.jsonl")
+    assert after_login(first) == Path("/r/wire.after-login.jsonl")
+    assert after_login(after_login(first)) == Path("/r/wire.after-login-2.jsonl")
+    assert after_login(Path("/r/wire.after-login-2.jsonl")) == Path("/r/wire.after-login-3.jsonl")
+    assert after_login(None) is None
 
 
 async def test_backing_out_of_the_env_form_shows_the_methods_again(tmp_path: Path) -> None:

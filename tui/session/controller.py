@@ -16,6 +16,7 @@ import logging
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tui.capabilities import can_load, can_resume
@@ -64,6 +65,23 @@ if TYPE_CHECKING:
     from tui.terminal.terminals import TerminalManager
 
 log = logging.getLogger(__name__)
+
+
+def after_login(record: Path | None) -> Path | None:
+    """Where `--record` goes on once a login restarts the agent: beside the first recording,
+    named for it (wire.jsonl, then wire.after-login.jsonl, wire.after-login-2.jsonl...), so
+    the first one is kept."""
+    if record is None:
+        return None
+    stem, n = record.stem, 1
+    base, _, count = stem.rpartition(".after-login")
+    if base and (count == "" or count.lstrip("-").isdigit()):
+        stem, n = base, (int(count.lstrip("-")) if count else 1) + 1
+    else:
+        n = 1
+    tail = ".after-login" if n == 1 else f".after-login-{n}"
+    return record.with_name(f"{stem}{tail}{record.suffix}")
+
 
 LoginChooser = Callable[[list["LoginMethod"]], Awaitable[str | None]]
 EnvAsker = Callable[["AuthMethodEnvVar"], Awaitable[dict[str, str] | None]]
@@ -248,7 +266,11 @@ class SessionController:
                             await self.turn_with_login(session, text, login, ask_env)
                     break
                 except Relaunch as relaunch:  # an env_var login: the agent starts again
-                    spec = dataclasses.replace(spec, env=(*spec.env, *relaunch.env.items()))
+                    spec = dataclasses.replace(
+                        spec,
+                        env=(*spec.env, *relaunch.env.items()),
+                        record=after_login(spec.record),
+                    )
                     self.notice("restarting the agent with the login's variables")
                     process = AgentProcess.start(spec)
                 except TerminalLogin as login_run:
@@ -260,6 +282,7 @@ class SessionController:
                     else:
                         why = "could not run" if status is None else f"exit status {status}"
                         self.notice(f"the terminal login failed ({why})", "error")
+                    spec = dataclasses.replace(spec, record=after_login(spec.record))
                     process = AgentProcess.start(spec)
         except AgentFailed as failure:
             self.fail(failure)

@@ -6,7 +6,8 @@
   locations.
 - `terminal`: A tool card's terminal panes: the source each follows, and its clock following the
   card.
-- `text`: A tool card's text as one renderable, its code drawn as a reply's code is drawn.
+- `markdown`: A tool card's text as one renderable, its code drawn as a reply's code is drawn.
+- `text`: A card's long text in a scroller of its own (`CardText`).
 - `tool_card`: The tool-call card: header (kind icon, title, status) and a body chosen by
   content type.
 """
