@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import importlib
 import logging
+import re
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -73,12 +74,11 @@ def after_login(record: Path | None) -> Path | None:
     the first one is kept."""
     if record is None:
         return None
-    stem, n = record.stem, 1
-    base, _, count = stem.rpartition(".after-login")
-    if base and (count == "" or count.lstrip("-").isdigit()):
-        stem, n = base, (int(count.lstrip("-")) if count else 1) + 1
+    earlier = re.fullmatch(r"(.+)\.after-login(?:-(\d+))?", record.stem)
+    if earlier is None:
+        stem, n = record.stem, 1
     else:
-        n = 1
+        stem, n = earlier.group(1), int(earlier.group(2) or 1) + 1
     tail = ".after-login" if n == 1 else f".after-login-{n}"
     return record.with_name(f"{stem}{tail}{record.suffix}")
 
