@@ -131,3 +131,27 @@ async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
     for panel in view.query(DiffPanel):
         await diff_drawn(pilot, panel)
     await pilot.pause()
+
+
+async def grow_deep_inside(pilot: Any, view: Any) -> tuple[Any, Any]:
+    """Mount an entry with a Static two levels down and a later Static into `view`, then change
+    both in one layout pass (Textual 8.2.8's bug 2 in tui/widgets/layout_fix.py): returns the
+    entry, which should now be 4 rows high, and the later widget."""
+    from textual.containers import Vertical
+    from textual.widgets import Static
+
+    inner = Static("one line")
+    middle = Vertical(inner)
+    entry = Vertical(middle)
+    later = Static("later")
+    for container in (entry, middle):
+        container.styles.height = "auto"
+    await view.mount_all([entry, later])
+    await pilot.pause()
+    assert entry.region.height == 1
+    with pilot.app.batch_update():  # both changes reach the same layout pass
+        inner.update("1\n2\n3\n4")
+        later.update("later\nand more")
+        await pilot.pause()
+    await pilot.pause()
+    return entry, later

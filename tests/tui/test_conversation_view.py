@@ -7,9 +7,8 @@ from pathlib import Path
 
 from acp.schema import AgentMessageChunk, TextContentBlock, ToolCallProgress, ToolCallStart
 from textual.app import App, ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
 
+from support import grow_deep_inside
 from tui.state import Change, Conversation
 from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.transcript.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
@@ -282,20 +281,6 @@ async def test_an_entry_that_grew_deep_inside_is_measured_again() -> None:
     the first entry must get its new height, not keep its old place (a reply drawn at 0 rows)."""
     app = Host()
     async with app.run_test(size=(40, 20)) as pilot:
-        view = app.query_one(ConversationView)
-        inner = Static("one line")
-        middle = Vertical(inner)
-        entry = Vertical(middle)
-        later = Static("later")
-        for container in (entry, middle):
-            container.styles.height = "auto"
-        await view.mount_all([entry, later])
-        await pilot.pause()
-        assert entry.region.height == 1
-        with app.batch_update():  # both changes reach the same layout pass
-            inner.update("1\n2\n3\n4")
-            later.update("later\nand more")
-            await pilot.pause()
-        await pilot.pause()
+        entry, later = await grow_deep_inside(pilot, app.query_one(ConversationView))
         assert entry.region.height == 4
         assert later.region.y == entry.region.bottom

@@ -4,10 +4,11 @@ for what it shows last."""
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 import tui.widgets  # noqa: F401  (installs the fix, as every widget module does)
+from support import grow_deep_inside
 from tui.widgets import layout_fix
 
 
@@ -20,7 +21,8 @@ class StatusLine(App[None]):
             yield Static("running", id="status")
 
 
-async def test_a_label_changed_again_before_its_layout_request_is_handled_is_resized() -> None:
+async def status_width_after_two_changes() -> int:
+    """The status label's width after it changed twice around a layout pass (bug 1)."""
     app = StatusLine()
     async with app.run_test(size=(60, 3)) as pilot:
         await pilot.pause()
@@ -34,25 +36,19 @@ async def test_a_label_changed_again_before_its_layout_request_is_handled_is_res
         status.update("not run")
         await pilot.pause()
         await pilot.pause()
-        assert status.region.width == len("not run")
-        assert app.query_one("#command").region.width == 60 - len("not run")
+        assert app.query_one("#command").region.width == 60 - status.region.width
+        return status.region.width
+
+
+async def test_a_label_changed_again_before_its_layout_request_is_handled_is_resized() -> None:
+    assert await status_width_after_two_changes() == len("not run")
 
 
 async def test_the_pinned_textual_still_needs_the_refresh_fix() -> None:
     """Bug 1 with the fix taken out: fails once Textual measures the last content itself."""
     layout_fix.remove()
     try:
-        app = StatusLine()
-        async with app.run_test(size=(60, 3)) as pilot:
-            await pilot.pause()
-            status = app.query_one("#status", Static)
-            status.update("awaiting approval")
-            app.query_one(Horizontal)._clear_arrangement_cache()
-            app.screen._refresh_layout()
-            status.update("not run")
-            await pilot.pause()
-            await pilot.pause()
-            assert status.region.width == len("awaiting approval")
+        assert await status_width_after_two_changes() == len("awaiting approval")
     finally:
         layout_fix.apply()
 
@@ -72,18 +68,5 @@ async def test_the_pinned_textual_still_needs_the_deep_change_marking() -> None:
     """Bug 2 without `mark_deep_changes`: fails once Textual marks the entry itself."""
     app = StreamHost()
     async with app.run_test(size=(40, 20)) as pilot:
-        view = app.query_one(PlainStream)
-        inner = Static("one line")
-        middle = Vertical(inner)
-        entry = Vertical(middle)
-        later = Static("later")
-        for container in (entry, middle):
-            container.styles.height = "auto"
-        await view.mount_all([entry, later])
-        await pilot.pause()
-        with app.batch_update():
-            inner.update("1\n2\n3\n4")
-            later.update("later\nand more")
-            await pilot.pause()
-        await pilot.pause()
+        entry, _ = await grow_deep_inside(pilot, app.query_one(PlainStream))
         assert entry.region.height == 1
