@@ -67,6 +67,19 @@ def wait_tokens_still(app: TtyApp, quiet: float = 0.4, timeout: float = 15.0) ->
     return last
 
 
+def page_up_and_hold(app: TtyApp) -> list[int]:
+    """PageUp, then the words on screen once the view moved up and held still.
+
+    Waiting for the move first: on a loaded machine the key can be handled after the screen
+    was quiet for a while, and a view read before that would be the one PageUp leaves."""
+    top = min(tokens(app.display()), default=0)
+    app.key("pageup")
+    app.wait_for(
+        lambda lines: min(tokens(lines), default=top) < top, RENDER, "PageUp to move the view"
+    )
+    return wait_tokens_still(app)
+
+
 @pytest.mark.parametrize("size", SIZES, ids=size_id)
 def test_reply_three_screens_tall_ends_on_screen(
     tty: Start, home: Path, size: tuple[int, int]
@@ -169,8 +182,7 @@ def test_page_up_during_a_stream_holds_the_view_still(
 ) -> None:
     stream = stream_app(tty, home, size)
     app, done, release = stream.app, stream.done, stream.release
-    app.key("pageup")
-    before = wait_tokens_still(app)
+    before = page_up_and_hold(app)
     assert before, f"no words on screen after PageUp\n{app.dump()}"
     release.touch()
     wait_for_file(done.exists, what="the stream to end")
@@ -183,8 +195,7 @@ def test_page_up_during_a_stream_holds_the_view_still(
 def test_coming_back_to_the_end_resumes_following(tty: Start, home: Path, back: str) -> None:
     stream = stream_app(tty, home, (80, 24), screens=4, pace=0.06)
     app, newest = stream.app, stream.first - 1  # the last word before the stream holds
-    app.key("pageup")
-    held = wait_tokens_still(app)
+    held = page_up_and_hold(app)
     assert newest not in held, f"PageUp left the newest word on screen\n{app.dump()}"
 
     if back == "pagedown":
