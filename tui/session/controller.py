@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from dsh_common.quick_schema import import_acp_schema
 from tui.capabilities import can_load, can_resume
 from tui.inspector.traffic import Traffic
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
@@ -96,7 +97,12 @@ async def import_connection() -> None:
     """Import tui.connection, and with it the SDK, in a thread: the loop keeps drawing the
     first frame and reading keys meanwhile. Quick once imported (tests, a retry)."""
     if "tui.connection" not in sys.modules:
-        await asyncio.to_thread(importlib.import_module, "tui.connection")
+        await asyncio.to_thread(_import_connection)
+
+
+def _import_connection() -> None:
+    import_acp_schema()  # the SDK's schema, the bulk of the import, at its quickest
+    importlib.import_module("tui.connection")
 
 
 async def prepare_prompt(session: AgentConnection, text: str) -> PreparedPrompt:
