@@ -33,6 +33,8 @@ class SideWorkspaces:
 
     root: Path
     copies: list[Path]
+    source: Path | None = None  # None: each side starts in an empty directory
+    owned: bool = True  # `remove` deletes the root (not a root the caller chose)
 
     @classmethod
     def copy(cls, source: Path | None, labels: list[str]) -> SideWorkspaces:
@@ -57,10 +59,20 @@ class SideWorkspaces:
             else:
                 shutil.copytree(source, target, symlinks=True)
             copies.append(target)
-        return cls(root, copies)
+        return cls(root, copies, source)
+
+    def refresh(self, index: int) -> None:
+        """Side `index` starts again from the source (replaying from the start)."""
+        target = self.copies[index]
+        shutil.rmtree(target, ignore_errors=True)
+        if self.source is None:
+            target.mkdir(parents=True)
+        else:
+            shutil.copytree(self.source, target, symlinks=True)
 
     def remove(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        if self.owned:
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 def safe_name(label: str) -> str:
