@@ -22,11 +22,8 @@ from tui.widgets.compare.side import CompareSide
 RECORDINGS = Path(__file__).parent / "replay" / "recordings"  # what `demo --replay` plays
 # Found on PATH, else beside the running interpreter, as dsh-tui finds its default agent.
 DEMO_AGENT = "dsh-agent --mode full-access"
-# Short sentences: at 80 columns the legend wraps between them, not inside one.
-LEGEND = (
-    "dsh-tui demo · one scenario, two clients. Left: the terminal capability on. "
-    "Right: off, so commands come back as console text."
-)
+# One line at 80 columns.
+LEGEND = "dsh-tui demo · left: the terminal capability on · right: off (console fallback)"
 # The demo has no prompt: once both sides are done, the legend says where there is one.
 FINISHED = "dsh-tui demo · done · F5 plays it again · q quits · `dsh-tui` to type yourself"
 SIDES = (

@@ -95,8 +95,8 @@ def compare_setup(args: argparse.Namespace) -> CompareSetup:
         for number, (plan, record) in enumerate(zip(plans, records, strict=True), 1)
     )
     legend = (
-        f"dsh-tui compare · {len(sides)} sides, each its own copy of {source}. "
-        "One prompt goes to every side."
+        f"dsh-tui compare · {len(sides)} sides, each in its own copy of {source.name or source}/"
+        " · one prompt goes to every side"
     )
     return CompareSetup(sides, workspaces, legend, pace=args.pace, log_dir=args.log_dir)
 

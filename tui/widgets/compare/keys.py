@@ -19,6 +19,11 @@ COMPARE_KEYS: list[tuple[str, str]] = [
     ("f5", "start again from the start: fresh workspace copies, the agents restarted"),
     ("f12", "the traffic inspector: every side's wire (s switches side)"),
     ("f1", "this list"),
+    (
+        "the strip",
+        "what the side advertised (term terminal, out _meta.terminal_output, read / write "
+        "fs, auth auth.terminal), then what that means; the agent is on the bottom border",
+    ),
     ("ctrl+q (q off the prompt box)", "quit; every agent is stopped"),
 ]
 

@@ -22,14 +22,16 @@ from tui.widgets.inspector import panel as inspector
 
 class CompareApp(App[None]):
     TITLE = "dsh-tui compare"
+    ENABLE_COMMAND_PALETTE = False
     BINDINGS = [
-        Binding("tab", "focus_side(1)", "Next side", priority=True),
-        Binding("shift+tab", "focus_side(-1)", "Prev side", show=False, priority=True),
+        # The footer shows what fits at 80 columns; F1 lists every key.
+        Binding("tab", "focus_side(1)", "Side", priority=True),
+        Binding("shift+tab", "focus_side(-1)", "Side", show=False, priority=True),
         Binding("pageup", "page(-1)", "Scroll", key_display="PgUp/PgDn", priority=True),
         Binding("pagedown", "page(1)", "Scroll", show=False, priority=True),
         Binding("ctrl+end", "side_end", "End", show=False, priority=True),
         Binding("f1", "help", "Keys"),
-        Binding("f2", "stack", "Stack"),
+        Binding("f2", "stack", "Stack", show=False),
         Binding("f5", "restart", "Restart"),
         Binding("f12", "inspector", "Traffic", show=False),
         # q is not a priority binding: it types in the prompt box and the inspector's filter.

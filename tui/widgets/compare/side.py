@@ -40,15 +40,30 @@ if TYPE_CHECKING:
 MARK = "▶ "  # before the focused side's title, besides its accent border
 
 
-def strip_text(capabilities: CapabilitySet, agent: str, facts: list[str]) -> Text:
-    """Each capability on or off, the agent that answered, and the first consequence."""
+SHORT = {
+    "terminal": "term",
+    "terminal_output": "out",
+    "fs.read": "read",
+    "fs.write": "write",
+    "auth.terminal": "auth",
+}
+"""The capability words on a narrow side's strip (F1 says what each stands for)."""
+
+
+def strip_text(capabilities: CapabilitySet, facts: list[str], width: int = 0) -> Text:
+    """Each capability on or off, in full when `width` has room for it, then the first
+    consequence of what was negotiated."""
+    full = sum(len(word) + 4 for word in WORDS) <= width
     text = Text()
     for word in WORDS:
         on = capabilities.has(word)
-        text.append(word, style="bold" if on else "dim")
+        text.append(word if full else SHORT[word], style="bold" if on else "dim")
         text.append("✓ " if on else "✗ ", style="bold green" if on else "bold red")
-    text.append(f"· {agent}\n", style="dim")
-    text.append("\n".join(facts[:1]), style="italic")
+        if full:
+            text.append(" ")
+    text.rstrip()
+    text.append("\n")
+    text.append("\n".join(facts[:1]) or "connecting…", style="italic")
     return text
 
 
@@ -113,7 +128,8 @@ class CompareSide(Vertical, can_focus=True):
         self.turns_done = 0
         self.title = setup.title
         self.border_title = setup.title
-        self.strip = Static(strip_text(self.capabilities, "connecting…", []), classes="strip")
+        self.facts: list[str] = []
+        self.strip = Static(strip_text(self.capabilities, []), classes="strip")
         self.question = Static("", classes="question")
         self.view = ConversationView(self.workspace)
         self.view.can_focus = False  # the side takes focus; its keys scroll the view
@@ -144,7 +160,13 @@ class CompareSide(Vertical, can_focus=True):
         return strip.get_content_height(strip.content_region.size, self.app.size, width)
 
     def on_resize(self) -> None:
-        self.post_message(StripsChanged())
+        self.show_strip()
+
+    def show_strip(self) -> None:
+        """The strip's words for this width (full words when they fit), then aligned."""
+        width = self.strip.content_region.width
+        self.strip.update(strip_text(self.capabilities, self.facts, width))
+        self.call_after_refresh(self._strips_changed)
 
     def on_mount(self) -> None:
         if self.first_prompt is not None and self.replay is None:
@@ -196,10 +218,9 @@ class CompareSide(Vertical, can_focus=True):
             case Connected(session=session):
                 self.view.terminals = session.client.terminals
                 info = session.init.agent_info
-                agent = f"{info.name} {info.version}" if info else "agent"
-                facts = consequences(session.capabilities, session.init)
-                self.strip.update(strip_text(self.capabilities, agent, facts))
-                self.call_after_refresh(self._strips_changed)
+                self.border_subtitle = clean_line(f"{info.name} {info.version}") if info else ""
+                self.facts = consequences(session.capabilities, session.init)
+                self.show_strip()
             case TurnEnded(stop_reason=reason) if reason is not None:
                 self.turns_done += 1
                 self.post_message(SideTurnEnded())

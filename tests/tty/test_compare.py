@@ -1,0 +1,93 @@
+"""`dsh-tui compare` and `dsh-tui demo` in a real pty: every side can be driven from the
+keyboard, at 80×24 too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from harness import TtyApp, agent_command
+
+Start = Callable[..., TtyApp]
+LAST_WORDS = "the prompt goes to a real model."  # the demo's closing line
+
+
+def column(lines: list[str], side: int, width: int) -> list[str]:
+    """One side's rows (of two side by side), between the legend and the footer."""
+    half = width // 2
+    return [line[side * half : (side + 1) * half] for line in lines[1:-1]]
+
+
+def side_text(lines: list[str], side: int, width: int) -> str:
+    """One side's words, its rows joined, borders and runs of spaces dropped (wrapping
+    differs with the width)."""
+    return " ".join(" ".join(row.strip(" │┃").split()) for row in column(lines, side, width))
+
+
+def test_demo_at_80x24_moves_focus_and_scrolls_the_right_side(tty: Start) -> None:
+    app = tty(["demo"], size=(80, 24))
+    lines = app.wait_for("done", timeout=60)
+    # The legend fits, and the footer names the keys (F1 lists the rest).
+    assert "dsh-tui demo · done" in lines[0] and lines[0].rstrip().endswith("yourself")
+    for key in ("tab Side", "PgUp/PgDn Scroll", "f1 Keys", "f5 Restart"):
+        assert key in lines[-1]
+    lines = app.wait_for(lambda ls: all(LAST_WORDS in "".join(column(ls, n, 80)) for n in (0, 1)))
+    assert "▶ terminal on" in lines[1] and "▶ terminal off" not in lines[1]
+    app.key("tab")
+    lines = app.wait_for("▶ terminal off")
+    assert "▶ terminal on" not in lines[1]
+    left_before, right_before = column(lines, 0, 80), column(lines, 1, 80)
+    app.key("pageup")
+    lines = app.wait_for(lambda ls: column(ls, 1, 80) != right_before)
+    assert column(lines, 0, 80) == left_before  # only the focused side moved
+    assert LAST_WORDS not in "".join(column(lines, 1, 80))
+    app.key("pagedown")
+    lines = app.wait_for(lambda ls: LAST_WORDS in "".join(column(ls, 1, 80)))
+    assert column(lines, 0, 80) == left_before
+    # F1 lists the keys; esc closes it.
+    app.key("f1")
+    app.wait_for("compare keys")
+    app.key("escape")
+    app.wait_gone("compare keys")
+    assert app.quit() == 0
+
+
+def test_compare_two_sides_at_140x45(tty: Start, home: Path) -> None:
+    project = home / "project"
+    project.mkdir(parents=True)
+    (project / "README.md").write_text("# project\n")
+    args = [
+        "compare",
+        "--agent",
+        agent_command("--mode", "full-access"),
+        "--side",
+        "all",
+        "--side",
+        "no-terminal",
+        "--workspace",
+        str(project),
+    ]
+    app = tty(args, size=(140, 45))
+    app.wait_for("a prompt for every side", timeout=30)
+    app.wait_for(lambda ls: sum(line.count("dsh-agent 0.1.0") for line in ls) == 2)
+    app.type("demo")
+    app.key("enter")
+    lines = app.wait_for(
+        lambda ls: all(LAST_WORDS in side_text(ls, n, 140) for n in (0, 1)), timeout=60
+    )
+    assert "copy of project/" in lines[0]
+    assert "1 · all" in lines[1] and "2 · no-terminal" in lines[1]
+    left, right = (side_text(lines, n, 140) for n in (0, 1))
+    assert "terminal cards on" in left and "console text" in right
+    # The project itself got nothing: each side wrote into its own copy.
+    assert sorted(path.name for path in project.iterdir()) == ["README.md"]
+    assert app.quit() == 0
+
+
+def test_a_bad_side_is_refused_with_the_valid_words(tty: Start) -> None:
+    app = tty(
+        ["compare", "--agent", "dsh-agent", "--side", "all", "--side", "termnal"], size=(200, 10)
+    )
+    assert app.wait_exit(timeout=20) != 0
+    text = app.text()
+    assert "unknown 'termnal'" in text and "no-terminal" in text and "fs.write" in text
