@@ -58,9 +58,8 @@ def strip_text(capabilities: CapabilitySet, facts: list[str], width: int = 0) ->
     for word in WORDS:
         on = capabilities.has(word)
         text.append(word if full else SHORT[word], style="bold" if on else "dim")
-        text.append("✓ " if on else "✗ ", style="bold green" if on else "bold red")
-        if full:
-            text.append(" ")
+        mark = "✓" if on else "✗"
+        text.append(f" {mark}  " if full else f"{mark} ", style="bold green" if on else "bold red")
     text.rstrip()
     text.append("\n")
     text.append("\n".join(facts[:1]) or "connecting…", style="italic")
