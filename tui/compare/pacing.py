@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
 
 from tui.launch import AgentProcess
 
@@ -34,6 +35,9 @@ class PacedAgentProcess(AgentProcess):
 
     pace = 0.0
     _pump: asyncio.Task[None] | None = None
+    # What the pump waits with (tests note the waits instead).
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+    sleep: Callable[[float], Awaitable[None]] = staticmethod(asyncio.sleep)
 
     async def attach(self, limit: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         source, writer = await super().attach(limit)
@@ -50,10 +54,10 @@ class PacedAgentProcess(AgentProcess):
                 *lines, pending = pending.split(b"\n")
                 for line in lines:
                     if starts_tool_call(line):
-                        wait = last + self.pace - time.monotonic()
+                        wait = last + self.pace - self.clock()
                         if wait > 0:
-                            await asyncio.sleep(wait)
-                        last = time.monotonic()
+                            await self.sleep(wait)
+                        last = self.clock()
                     paced.feed_data(line + b"\n")
             if pending:
                 paced.feed_data(pending)

@@ -19,6 +19,9 @@ from tui.widgets.compare.keys import CompareHelp
 from tui.widgets.compare.side import CompareSide, SideTurnEnded, StripsChanged
 from tui.widgets.inspector import panel as inspector
 
+MIN_SIDE_COLUMNS = 38
+"""Below this a side's cards are cramped: the screen offers to stack the sides (F2)."""
+
 
 class CompareApp(App[None]):
     TITLE = "dsh-tui compare"
@@ -91,6 +94,13 @@ class CompareApp(App[None]):
 
     def on_mount(self) -> None:
         self.mark(0)
+        columns = self.size.width // max(len(self.setup.sides), 1)
+        if columns < MIN_SIDE_COLUMNS:
+            self.notify(
+                f"{self.size.width} columns are too few for {len(self.setup.sides)} sides side "
+                "by side: F2 stacks them",
+                timeout=10,
+            )
         if self.setup.prompt_box:
             self.query_one("#prompt", Input).focus()
         else:
