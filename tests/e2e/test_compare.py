@@ -12,6 +12,7 @@ from typing import Any
 
 from support import wait_until
 from tui.compare.cli import compare_setup
+from tui.replay.process import ReplayProcess
 from tui.state import MessageEntry
 from tui.widgets.compare.screen import CompareApp
 from tui.widgets.terminal.pane import TerminalPane
@@ -100,6 +101,10 @@ async def test_dsh_agent_under_two_capability_sets(tmp_path: Path) -> None:
     assert left_caps["terminal"] is True and left_caps["_meta"] == {"terminal_output": True}
     assert not right_caps.get("terminal") and right_caps["_meta"] == {"terminal_output": False}
     assert right_caps["fs"] == {"readTextFile": True, "writeTextFile": True}
+    # Each is a recording `dsh-tui replay` plays.
+    for path in (tmp_path / "recordings").iterdir():
+        replay = ReplayProcess.open(path, tmp_path / "replay.log")
+        assert replay.spec.cwd.name.startswith("side-")
 
 
 OPTIONS = [

@@ -23,10 +23,14 @@ from tui.widgets.compare.screen import CompareApp
 
 async def test_f5_plays_the_demo_again_from_the_start(tmp_path: Path) -> None:
     app = DemoApp(root=tmp_path / "demo", log_dir=tmp_path / "logs")
+
+    def legend_done() -> bool:
+        return "done" in str(app.query_one("#legend").render())
+
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
+        await wait_until(pilot, legend_done, timeout=60)
         first = app.sides
-        assert "done" in str(app.query_one("#legend").render())
+        assert all(side.turn_done for side in first)
         stray = tmp_path / "demo" / "terminal-on" / "left-over.txt"
         stray.write_text("from the first run\n")
         await pilot.press("tab", "f5")
@@ -35,8 +39,8 @@ async def test_f5_plays_the_demo_again_from_the_start(tmp_path: Path) -> None:
         assert not any(side.turn_done for side in app.sides)
         assert app.marked == 1 and app.sides[1].has_class("-marked")  # the mark stays
         assert "done" not in str(app.query_one("#legend").render())
-        await wait_until(pilot, lambda: all(side.turn_done for side in app.sides), timeout=60)
-        assert "done" in str(app.query_one("#legend").render())
+        await wait_until(pilot, legend_done, timeout=60)
+        assert all(side.turn_done for side in app.sides)
         calls = [set(side.controller.conversation.tool_calls) for side in app.sides]
         assert calls[0] == calls[1] and calls[0]
         await app.action_quit()

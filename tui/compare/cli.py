@@ -108,8 +108,12 @@ def run_compare(argv: Sequence[str]) -> None:
     except SpecError as error:
         raise SystemExit(f"dsh-tui compare: {error}") from error
     from tui.heap import freeze_startup_heap
+    from tui.terminal.terminals import become_subreaper
     from tui.widgets.compare.screen import CompareApp
 
+    # As the app does: a daemon that double-forks away from a side's terminal is reparented
+    # here, so quit still finds and kills it.
+    become_subreaper()
     freeze_startup_heap()
     try:
         CompareApp(setup).run()
@@ -138,6 +142,8 @@ def run_demo(argv: Sequence[str]) -> None:
         parser.error("--pace must be 0 or more seconds")
     from tui.demo import DemoApp
     from tui.heap import freeze_startup_heap
+    from tui.terminal.terminals import become_subreaper
 
+    become_subreaper()
     freeze_startup_heap()
     DemoApp(log_dir=args.log_dir, replay=args.replay, pace=args.pace).run()

@@ -16,7 +16,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from tui.compare.setup import CompareSetup
 from tui.config import AppConfig
 from tui.widgets.compare.keys import CompareHelp
-from tui.widgets.compare.side import CompareSide, SideTurnEnded, StripsChanged
+from tui.widgets.compare.side import CompareSide, StripsChanged
 from tui.widgets.inspector import panel as inspector
 
 MIN_SIDE_COLUMNS = 38
@@ -88,6 +88,7 @@ class CompareApp(App[None]):
                 stay_connected=setup.stay_connected,
                 pace=setup.pace,
                 clock=self.config.clock,
+                turn_ended=self.side_turn_ended,
             )
             for side, workspace in zip(setup.sides, setup.workspaces.copies, strict=True)
         ]
@@ -129,7 +130,7 @@ class CompareApp(App[None]):
             if side.strip.styles.height is None or side.strip.outer_size.height != height:
                 side.strip.styles.height = height
 
-    def on_side_turn_ended(self, _: SideTurnEnded) -> None:
+    def side_turn_ended(self) -> None:
         finished = self.setup.finished
         if finished is not None and all(side.turn_done for side in self.sides):
             self.query_one("#legend", Static).update(finished)

@@ -78,10 +78,6 @@ def question_text(request: PendingPermission) -> Text:
     return text
 
 
-class SideTurnEnded(Message):
-    """A side's turn is over (the demo's legend waits for every side's first)."""
-
-
 class StripsChanged(Message):
     """A side's strip or question changed: the strips are aligned again."""
 
@@ -108,8 +104,12 @@ class CompareSide(Vertical, can_focus=True):
         stay_connected: bool = True,
         pace: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
+        turn_ended: Callable[[], None] = lambda: None,
     ) -> None:
+        """`turn_ended` is called as each turn ends, once `turn_done` says so (the demo's
+        legend waits for every side's first)."""
         super().__init__()
+        self.turn_ended = turn_ended
         self.setup = setup
         self.capabilities = setup.capabilities
         self.log_dir = log_dir
@@ -222,7 +222,7 @@ class CompareSide(Vertical, can_focus=True):
                 self.show_strip()
             case TurnEnded(stop_reason=reason) if reason is not None:
                 self.turns_done += 1
-                self.post_message(SideTurnEnded())
+                self.turn_ended()
             case Failed(failure=failure):
                 self.controller.notice(f"{failure.reason}\n{failure.stderr_tail}", "error")
             case PermissionAsked(request=request):
