@@ -109,3 +109,24 @@ async def test_a_narrow_screen_offers_to_stack(tmp_path: Path) -> None:
         assert app.query_one("#sides").has_class("-stacked")
         await app.action_quit()
     assert not setup.workspaces.root.exists()
+
+
+async def test_side_keys_stay_with_the_sides_screen(tmp_path: Path) -> None:
+    """Over F1's list, Tab and PageUp are not the sides'; closed, they are again."""
+    command = shlex.join([sys.executable, "-c", "import time; time.sleep(60)"])
+    sides = tuple(SideSetup(command, parse_side(spec), spec) for spec in ("all", "none"))
+    setup = CompareSetup(sides, SideWorkspaces.copy(None, ["all", "none"]), "legend")
+    app = CompareApp(setup)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        assert app.marked == 0 and app.focused is app.query_one("#prompt")
+        await pilot.press("f1")
+        assert app.screen is not app.screen_stack[0]
+        await pilot.press("tab", "tab")
+        assert app.marked == 0
+        await pilot.press("escape")
+        await pilot.press("tab", "tab")
+        assert app.marked == 1 and app.focused is app.sides[1]
+        await pilot.press("tab")  # round to the prompt box; the mark stays on the side
+        assert app.focused is app.query_one("#prompt") and app.marked == 1
+        await app.action_quit()

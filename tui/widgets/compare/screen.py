@@ -145,6 +145,19 @@ class CompareApp(App[None]):
 
     # -- keys -----------------------------------------------------------------------
 
+    SIDE_ACTIONS = frozenset({"focus_side", "page", "side_end"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The side keys are the sides' only on the sides' own screen, and not while the
+        traffic inspector has the focus: there Tab and PageUp are its own."""
+        if action not in self.SIDE_ACTIONS:
+            return True
+        if self.screen is not self.screen_stack[0]:
+            return False
+        pane = inspector.pane_of(self.screen)
+        focused = self.focused
+        return not (pane is not None and focused is not None and pane in focused.ancestors)
+
     def focus_stops(self) -> list[CompareSide | Input]:
         stops: list[CompareSide | Input] = list(self.sides)
         stops += list(self.query("#prompt").results(Input))
