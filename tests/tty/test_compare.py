@@ -91,3 +91,12 @@ def test_a_bad_side_is_refused_with_the_valid_words(tty: Start) -> None:
     assert app.wait_exit(timeout=20) != 0
     text = app.text()
     assert "unknown 'termnal'" in text and "no-terminal" in text and "fs.write" in text
+
+
+def test_an_agent_that_is_not_there_is_refused_up_front(tty: Start) -> None:
+    app = tty(
+        ["compare", "--agent", "no-such-agent-x", "--side", "all", "--side", "none"],
+        size=(200, 10),
+    )
+    assert app.wait_exit(timeout=20) != 0
+    assert "--agent no-such-agent-x: no-such-agent-x not found on PATH" in app.text()

@@ -103,3 +103,28 @@ def test_a_missing_or_huge_workspace_is_refused(
 def test_recordings_are_named_per_side(tmp_path: Path) -> None:
     paths = recording_paths(tmp_path, ["terminal,fs.read", "none"])
     assert [path.name for path in paths] == ["side-1-terminal-fs.read.jsonl", "side-2-none.jsonl"]
+
+
+def test_a_source_that_holds_the_copies_is_not_copied_into_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from /tmp, the copies' root is inside the source: each copy leaves it out, and
+    leaves out what is not a file, a directory or a symlink (a socket here)."""
+    import socket
+
+    (tmp_path / "keep.txt").write_text("kept\n")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(tmp_path / "agent.sock"))
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    try:
+        workspaces = SideWorkspaces.copy(tmp_path, ["a", "b"])
+    finally:
+        server.close()
+    try:
+        assert workspaces.root.parent == tmp_path
+        for copy in workspaces.copies:
+            assert sorted(path.name for path in copy.iterdir()) == ["keep.txt"]
+        workspaces.refresh(0)
+        assert sorted(path.name for path in workspaces.copies[0].iterdir()) == ["keep.txt"]
+    finally:
+        workspaces.remove()

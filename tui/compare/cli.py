@@ -9,6 +9,7 @@ from pathlib import Path
 from tui.compare.capability_set import PRESETS, WORDS, SpecError, plan_sides
 from tui.compare.setup import CompareSetup, SideSetup
 from tui.compare.workspaces import SideWorkspaces, recording_paths
+from tui.launch import find_program
 
 
 def compare_parser() -> argparse.ArgumentParser:
@@ -64,6 +65,8 @@ def resolved(agent: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     choice = resolve_agent(effective(flags))
     if not choice.runnable:
         raise SpecError(f"--agent {agent}: {choice.why}")
+    if find_program(choice.argv[0], dict(choice.env).get("PATH")) is None:
+        raise SpecError(f"--agent {agent}: {choice.argv[0]} not found on PATH")
     return choice.command_line, choice.env
 
 

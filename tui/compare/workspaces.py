@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,9 +24,34 @@ def measure(source: Path) -> tuple[int, int]:
         for name in names:
             files += 1
             path = Path(directory, name)
-            if not path.is_symlink():
-                size += path.stat().st_size
+            with contextlib.suppress(OSError):  # gone since the walk listed it
+                if not path.is_symlink():
+                    size += path.lstat().st_size
     return files, size
+
+
+def copy_tree(source: Path, target: Path, skip: Path) -> None:
+    """`source` into `target`, symlinks as symlinks; `skip` (the copies' own root, when the
+    source holds it, as a copy of /tmp would) and what is neither a file, a directory nor a
+    symlink (sockets, pipes, devices) are left out."""
+
+    def left_out(directory: str, names: list[str]) -> set[str]:
+        dropped = set()
+        for name in names:
+            path = Path(directory, name)
+            if path == skip:
+                dropped.add(name)
+                continue
+            try:
+                mode = path.lstat().st_mode
+            except OSError:
+                dropped.add(name)
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                dropped.add(name)
+        return dropped
+
+    shutil.copytree(source, target, symlinks=True, ignore=left_out)
 
 
 @dataclass
@@ -54,11 +81,15 @@ class SideWorkspaces:
         copies = []
         for number, label in enumerate(labels, 1):
             target = root / f"side-{number}-{safe_name(label)}"
-            if source is None:
-                target.mkdir()
-            else:
-                shutil.copytree(source, target, symlinks=True)
             copies.append(target)
+            try:
+                if source is None:
+                    target.mkdir()
+                else:
+                    copy_tree(source, target, root)
+            except (OSError, shutil.Error) as error:
+                shutil.rmtree(root, ignore_errors=True)
+                raise SpecError(f"--workspace {source}: could not copy it: {error}") from error
         return cls(root, copies, source)
 
     def refresh(self, index: int) -> None:
@@ -68,7 +99,7 @@ class SideWorkspaces:
         if self.source is None:
             target.mkdir(parents=True)
         else:
-            shutil.copytree(self.source, target, symlinks=True)
+            copy_tree(self.source, target, self.root)
 
     def remove(self) -> None:
         if self.owned:

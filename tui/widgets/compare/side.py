@@ -225,6 +225,8 @@ class CompareSide(Vertical, can_focus=True):
                 self.turn_ended()
             case Failed(failure=failure):
                 self.controller.notice(f"{failure.reason}\n{failure.stderr_tail}", "error")
+                self.facts = ["the agent failed: F5 starts it again"]
+                self.show_strip()
             case PermissionAsked(request=request):
                 self._ask(request)
             case PermissionClosed(following=following):
