@@ -23,7 +23,7 @@ RECORDINGS = Path(__file__).parent / "replay" / "recordings"  # what `demo --rep
 # Found on PATH, else beside the running interpreter, as dsh-tui finds its default agent.
 DEMO_AGENT = "dsh-agent --mode full-access"
 # One line at 80 columns.
-LEGEND = "dsh-tui demo · left: the terminal capability on · right: off (console fallback)"
+LEGEND = "dsh-tui demo · left: terminal capability on · right: off (console fallback)"
 # The demo has no prompt: once both sides are done, the legend says where there is one.
 FINISHED = "dsh-tui demo · done · F5 plays it again · q quits · `dsh-tui` to type yourself"
 SIDES = (

@@ -31,10 +31,15 @@ def starts_tool_call(line: bytes) -> bool:
 
 class PacedAgentProcess(AgentProcess):
     """An agent process whose stdout the client reads through a pacing pump; started with
-    `PacedAgentProcess.start(spec)`, then `pace` set."""
+    `PacedAgentProcess.start(spec)`, then `pace` set.
+
+    The pump reads the agent's stdout as fast as it comes, so the agent never blocks on a
+    full pipe (it would stop reading its stdin too, and a quit would wait on it); only what
+    it hands on to the client is held back.
+    """
 
     pace = 0.0
-    _pump: asyncio.Task[None] | None = None
+    _pumps: tuple[asyncio.Task[None], ...] = ()
     # What the pump waits with (tests note the waits instead).
     clock: Callable[[], float] = staticmethod(time.monotonic)
     sleep: Callable[[float], Awaitable[None]] = staticmethod(asyncio.sleep)
@@ -42,29 +47,47 @@ class PacedAgentProcess(AgentProcess):
     async def attach(self, limit: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         source, writer = await super().attach(limit)
         paced = asyncio.StreamReader(limit=limit)
-        self._pump = asyncio.get_running_loop().create_task(self._relay(source, paced))
+        lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        self._pumps = (
+            loop.create_task(self._drain(source, lines)),
+            loop.create_task(self._release(lines, paced)),
+        )
         return paced, writer
 
-    async def _relay(self, source: asyncio.StreamReader, paced: asyncio.StreamReader) -> None:
-        last = -self.pace
+    async def _drain(
+        self, source: asyncio.StreamReader, lines: asyncio.Queue[bytes | None]
+    ) -> None:
+        """Everything the agent writes, in whole lines, as soon as it comes."""
         pending = b""
         try:
             while chunk := await source.read(READ_BYTES):
                 pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    if starts_tool_call(line):
-                        wait = last + self.pace - self.clock()
-                        if wait > 0:
-                            await self.sleep(wait)
-                        last = self.clock()
-                    paced.feed_data(line + b"\n")
+                *whole, pending = pending.split(b"\n")
+                for line in whole:
+                    lines.put_nowait(line + b"\n")
             if pending:
-                paced.feed_data(pending)
+                lines.put_nowait(pending)
+        finally:
+            lines.put_nowait(None)
+
+    async def _release(
+        self, lines: asyncio.Queue[bytes | None], paced: asyncio.StreamReader
+    ) -> None:
+        """The lines to the client, a tool call's start `pace` after the previous one's."""
+        last = -self.pace
+        try:
+            while (line := await lines.get()) is not None:
+                if starts_tool_call(line):
+                    wait = last + self.pace - self.clock()
+                    if wait > 0:
+                        await self.sleep(wait)
+                    last = self.clock()
+                paced.feed_data(line)
         finally:
             paced.feed_eof()
 
     def close_pipes(self) -> None:
-        if self._pump is not None:
-            self._pump.cancel()
+        for pump in self._pumps:
+            pump.cancel()
         super().close_pipes()
