@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
         "`dsh-tui demo` plays the capability-negotiation demo; `dsh-tui replay FILE` plays "
         "a recording back; `dsh-tui agents` lists the agents it can run by name; "
         "`dsh-tui config` shows the settings in force and where each came from; "
-        "`dsh-tui check --agent AGENT` runs ACP conformance checks against an agent.",
+        "`dsh-tui check --agent AGENT` runs ACP conformance checks against an agent; "
+        "`dsh-tui serve` serves dsh-tui to a browser.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
     parser.add_argument(
@@ -186,6 +187,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         with quiet_terminal():
             sys.exit(replay(arguments[1:]))
+    if arguments[:1] == ["serve"]:
+        from tui.serve.cli import main as serve
+
+        sys.exit(serve(arguments[1:]))
     if arguments[:1] == ["check"]:
         from tui.check.cli import main as check
 
