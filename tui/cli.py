@@ -20,6 +20,7 @@ from tui.agent_log import default_log_dir, new_agent_log
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
 from tui.quiet_tty import quiet_terminal
 from tui.user_config import McpServer
+from tui.web_keys import in_browser
 
 LOG_MAX_BYTES = 10 * 1024 * 1024
 LOG_BACKUPS = 2
@@ -250,6 +251,7 @@ def run_app(args: argparse.Namespace) -> None:
                 settings_path=settings_store.default_path(),
                 freeze_heap=True,
                 started=started,
+                web=in_browser(),
             )
         )
         app.run()

@@ -16,9 +16,9 @@ from typing import Any
 from textual_serve.app_service import AppService
 
 from tui.serve.reaper import kill_tree
+from tui.web_keys import WEB_ENV
 
 QUIT_GRACE = 10.0  # the app reaps its agent first: a terminal's command gets 2 s after SIGTERM
-WEB_ENV = "DSH_TUI_WEB"  # the app is in a browser: tui/web_keys.py
 
 
 class AppSession(AppService):
