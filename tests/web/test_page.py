@@ -126,3 +126,17 @@ def test_closing_the_page_ends_its_app_and_agent(serve: Serve, new_page: NewPage
     page.close()
     wait_until(lambda: not served.tree(), 30, "the page's app and agent to end")
     assert served.process.poll() is None
+
+
+def test_a_page_beyond_max_sessions_says_the_server_is_full(
+    serve: Serve, new_page: NewPage
+) -> None:
+    served = serve(serve_args=["--max-sessions", "1"])
+    first, _screen = open_page(new_page, served)
+    second = new_page()
+    response = second.goto(served.url)
+    assert response is not None and response.status == 503
+    assert "All 1 sessions are in use" in second.inner_text("#full")
+    first.close()
+    wait_until(lambda: not served.tree(), 30, "the first page's app to end")
+    open_page(new_page, served)  # now it gets in
