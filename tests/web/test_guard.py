@@ -40,7 +40,11 @@ def with_wrong_token(url: str) -> str:
 
 def test_the_printed_url_serves_the_page_and_its_files(serve: Serve) -> None:
     served = serve()
-    assert status(served.url) == 200
+    with urllib.request.urlopen(served.url, timeout=30) as response:
+        assert response.headers["Referrer-Policy"] == "no-referrer"  # the token stays here
+        page = response.read().decode()
+    assert "googleapis" not in page and "<title>dsh-tui</title>" in page
+    assert served.url + "ws" in page.replace("ws://", "http://")
     assert status(served.url + "static/js/textual.js") == 200
     assert status(served.url, {"Origin": served.origin}) == 200
 

@@ -43,7 +43,17 @@ def open_page(new_page: NewPage, served: Served) -> tuple[Any, PageScreen]:
 
 def test_the_page_with_the_token_shows_the_welcome(serve: Serve, new_page: NewPage) -> None:
     served = serve()
-    page, screen = open_page(new_page, served)
+    page = new_page()
+    elsewhere: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            None if request.url.startswith(served.origin) else elsewhere.append(request.url)
+        ),
+    )
+    page.goto("about:blank")
+    page, screen = open_page(lambda: page, served)
+    assert not elsewhere, f"the page asked other servers: {elsewhere}"  # no Google Fonts
     text = screen.text()
     assert "dsh-tui · dsh-agent 0.1.0 · mode: Ask" in text
     assert "Message the agent" in text

@@ -76,4 +76,7 @@ class Guard:
         reason = self.refusal(request)
         if reason is not None:
             raise web.HTTPForbidden(text=f"403 Forbidden: {reason}.\n")
-        return await handler(request)
+        response = await handler(request)
+        # The token is in the URL: no link the app opens may carry it away in a Referer.
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response

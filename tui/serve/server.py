@@ -12,6 +12,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import aiohttp_jinja2
@@ -23,6 +24,9 @@ from tui.serve.guard import Guard
 from tui.serve.sessions import AppSession
 
 log = logging.getLogger("dsh-tui serve")
+
+# textual-serve's page, less its Google Fonts link (tui/serve/templates/app_index.html).
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 FULL_PAGE = """<!DOCTYPE html>
 <html><head><title>dsh-tui: full</title></head>
@@ -47,7 +51,9 @@ class DshServer(Server):
         port: int,
         max_sessions: int,
     ) -> None:
-        super().__init__(" ".join(argv), host=host, port=port, title="dsh-tui")
+        super().__init__(
+            " ".join(argv), host=host, port=port, title="dsh-tui", templates_path=TEMPLATES
+        )
         self.argv = tuple(argv)
         self.guard = guard
         self.max_sessions = max_sessions
