@@ -57,11 +57,8 @@ class Guard:
 
     def refusal(self, request: web.Request) -> str | None:
         """Why the request gets 403, or None when it may pass."""
-        path = request.raw_path
-        given = path[1:].split("/", 1)[0] if path.startswith("/") else ""
-        if not secrets.compare_digest(given.encode(), self.token.encode()):
-            return "no valid token in the URL"
-        if not path.startswith(self.prefix):
+        given = request.raw_path[: len(self.prefix)]
+        if not secrets.compare_digest(given.encode(), self.prefix.encode()):
             return "no valid token in the URL"
         host = request.headers.get("Host", "")
         if self.loopback_only and not is_loopback(_host_name(host)):
