@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sys
 
+HOOK = "extract_docstrings_from_cls"  # what pydantic 2 calls for each model's field docstrings
+
 
 def import_acp_schema() -> None:
     """Import `acp.schema` now, without field docstrings; a no-op once it is imported, and a
@@ -20,16 +22,16 @@ def import_acp_schema() -> None:
         return
     from pydantic._internal import _fields
 
-    extract = getattr(_fields, "extract_docstrings_from_cls", None)
+    extract = getattr(_fields, HOOK, None)
     if extract is None:
         import acp.schema
 
         return
-    _fields.extract_docstrings_from_cls = _no_docstrings
+    setattr(_fields, HOOK, _no_docstrings)
     try:
         import acp.schema  # noqa: F401
     finally:
-        _fields.extract_docstrings_from_cls = extract
+        setattr(_fields, HOOK, extract)
 
 
 def _no_docstrings(cls: type, use_inspect: bool = False) -> dict[str, str]:
