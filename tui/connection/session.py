@@ -331,7 +331,12 @@ async def negotiate(
     except HandshakeTimeout as error:
         with contextlib.suppress(ProcessLookupError, OSError):
             process.kill()
-        raise await describe_failure(spec, process, f"{error}; it was stopped") from error
+        reason = (
+            f"{error}; it was stopped "
+            "(for an agent that starts slower: --handshake-timeout, or handshake_timeout in "
+            "the settings file)"
+        )
+        raise await describe_failure(spec, process, reason) from error
     except ConnectionError as error:
         raise await describe_failure(spec, process, "the agent exited during start-up") from error
     except RequestError as error:
