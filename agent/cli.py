@@ -1,4 +1,5 @@
 """Command line of dsh-agent: an ACP agent on stdio. stdout carries only the protocol."""
+# ruff: noqa: E402 (the SDK's schema is imported first, at its quickest, before the rest)
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from dsh_common.quick_schema import import_acp_schema
+
+import_acp_schema()
 
 from agent import __version__
 from agent.log import SESSION_DIR_ENV, default_session_dir

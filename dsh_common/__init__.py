@@ -2,5 +2,6 @@
 
 A leaf: it imports only the standard library, never `agent`, `tui`, Textual or the ACP SDK,
 so the client can use it without depending on one agent's internals (an import-linter
-contract checks this).
+contract checks this). The one exception is `quick_schema`, which the entry points call to
+import the SDK's schema at its quickest.
 """

@@ -255,6 +255,7 @@ class DshApp(App[None]):
             self.config.record,
             self.config.agent_env,
             self.config.mcp_servers,
+            self.config.handshake_timeout,
         )
 
     # -- what the controller says (tui/session/events.py) ---------------------------------

@@ -17,13 +17,24 @@ from typing import Any
 from dsh_common.private_files import open_private, private_dir
 from tui import __version__
 from tui.agent_log import default_log_dir, new_agent_log
-from tui.launch import AgentFailed, AgentProcess, LaunchSpec
+from tui.launch import HANDSHAKE_TIMEOUT_S, AgentFailed, AgentProcess, LaunchSpec
 from tui.quiet_tty import quiet_terminal
-from tui.user_config import McpServer
+from tui.user_config import MAX_SECONDS, McpServer
 from tui.web_keys import in_browser
 
 LOG_MAX_BYTES = 10 * 1024 * 1024
 LOG_BACKUPS = 2
+
+
+def seconds(text: str) -> float:
+    """A flag's positive number of seconds, at most an hour."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_SECONDS}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +95,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"where the agent's stderr and dsh-tui's own log go (default: {default_log_dir()})",
     )
     parser.add_argument(
+        "--handshake-timeout",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait for the agent to answer initialize and session/new before "
+        f"stopping it (default: {HANDSHAKE_TIMEOUT_S:g}, or the settings file's handshake_timeout)",
+    )
+    parser.add_argument(
         "--mcp",
         action="append",
         default=[],
@@ -131,6 +150,7 @@ def start_agent(
     allow_dirs: tuple[Path, ...],
     env: tuple[tuple[str, str], ...] = (),
     mcp_servers: tuple[McpServer, ...] = (),
+    handshake_timeout: float = HANDSHAKE_TIMEOUT_S,
 ) -> AgentProcess | AgentFailed:
     """Start the agent now, or say why it cannot start: the app shows that on its failure screen."""
     try:
@@ -143,6 +163,7 @@ def start_agent(
             args.record,
             env,
             mcp_servers,
+            handshake_timeout,
         )
     except ValueError as error:
         raise SystemExit(f"dsh-tui: --agent {args.agent!r}: {error}") from error
@@ -221,7 +242,15 @@ def run_app(args: argparse.Namespace) -> None:
         args.record = args.record.expanduser().resolve()
         if not args.record.parent.is_dir():
             raise SystemExit(f"dsh-tui: --record {args.record}: no such directory")
-    started = start_agent(args, cwd, log_dir, allow_dirs, choice.env, settings.mcp_servers)
+    started = start_agent(
+        args,
+        cwd,
+        log_dir,
+        allow_dirs,
+        choice.env,
+        settings.mcp_servers,
+        settings.handshake_timeout,
+    )
     try:
         from tui.terminal.terminals import become_subreaper
 
@@ -245,6 +274,7 @@ def run_app(args: argparse.Namespace) -> None:
                 record=args.record,
                 agent_env=choice.env,
                 mcp_servers=settings.mcp_servers,
+                handshake_timeout=settings.handshake_timeout,
                 notices=notices(settings.config),
                 agent_mode=choice.mode,
                 agent_model=choice.model,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.launch import AgentFailed, AgentProcess
+from tui.launch import HANDSHAKE_TIMEOUT_S, AgentFailed, AgentProcess
 from tui.user_config import McpServer
 
 DEFAULT_AGENT = "dsh-agent"
@@ -30,6 +30,7 @@ class AppConfig:
     record: Path | None = None  # `--record FILE`: the wire as JSONL (tui/connection/recording.py)
     agent_env: tuple[tuple[str, str], ...] = ()  # a named or registry agent's own variables
     mcp_servers: tuple[McpServer, ...] = ()  # passed to the agent's sessions
+    handshake_timeout: float = HANDSHAKE_TIMEOUT_S  # seconds for initialize and session/new
     notices: tuple[str, ...] = ()  # shown once the app is up (a settings file's problems)
     agent_mode: str | None = None  # a named agent's first mode and model (the settings file)
     agent_model: str | None = None

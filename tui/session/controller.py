@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from dsh_common.quick_schema import import_acp_schema
 from tui.capabilities import can_load, can_resume
 from tui.inspector.traffic import Traffic
 from tui.launch import AgentFailed, AgentProcess, LaunchSpec
@@ -96,7 +97,12 @@ async def import_connection() -> None:
     """Import tui.connection, and with it the SDK, in a thread: the loop keeps drawing the
     first frame and reading keys meanwhile. Quick once imported (tests, a retry)."""
     if "tui.connection" not in sys.modules:
-        await asyncio.to_thread(importlib.import_module, "tui.connection")
+        await asyncio.to_thread(_import_connection)
+
+
+def _import_connection() -> None:
+    import_acp_schema()  # the SDK's schema, the bulk of the import, at its quickest
+    importlib.import_module("tui.connection")
 
 
 async def prepare_prompt(session: AgentConnection, text: str) -> PreparedPrompt:
@@ -257,6 +263,7 @@ class SessionController:
                         clock=self.clock,
                         login=login,
                         ask_env=ask_env,
+                        login_failed=self.login_failed,
                     ) as session:
                         self._connected(session)
                         await self.apply_defaults(session, *defaults)
@@ -315,6 +322,10 @@ class SessionController:
             self.conversation.end_turn()  # and the replayed calls are history
         self._queue_shown()
 
+    def login_failed(self, why: str) -> None:
+        """The agent refused a login: said in the transcript, then its methods come again."""
+        self.notice(why, "error")
+
     def fail(self, failure: AgentFailed) -> None:
         """The agent is gone: its open questions are answered cancelled and its running calls
         stop spinning; the observer decides what to say and whether to retry."""
@@ -353,7 +364,7 @@ class SessionController:
             await self.run_turn(session, text, show=attempts == 1 and not shown)
 
         try:
-            await with_login(attempt, session.conn, session.init, login, ask_env)
+            await with_login(attempt, session.conn, session.init, login, ask_env, self.login_failed)
         except (Relaunch, TerminalLogin):
             self.queued.insert(0, text)
             self._retry_shown = text
