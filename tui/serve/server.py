@@ -83,7 +83,10 @@ class DshServer(Server):
 
     @property
     def full(self) -> bool:
-        return len(self.sessions) + self.starting >= self.max_sessions
+        """A page's slot is free once its app process ended, before serve has finished
+        reaping what the app left and closing the socket."""
+        running = sum(1 for session in self.sessions if session.running)
+        return running + self.starting >= self.max_sessions
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[self.guard.middleware])

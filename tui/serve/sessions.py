@@ -27,8 +27,9 @@ class AppSession(AppService):
         self.argv = tuple(argv)
 
     @property
-    def pid(self) -> int | None:
-        return None if self._process is None else self._process.pid
+    def running(self) -> bool:
+        """The app process has not ended (what --max-sessions counts)."""
+        return self._process is not None and self._process.returncode is None
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         environment = super()._build_environment(width, height)
