@@ -149,4 +149,6 @@ def test_a_page_beyond_max_sessions_says_the_server_is_full(
     assert "All 1 sessions are in use" in second.inner_text("#full")
     first.close()
     wait_until(lambda: not served.tree(), 30, "the first page's app to end")
-    open_page(new_page, served)  # now it gets in
+    # Serve's event loop hears of the exit a moment after the process table shows it.
+    wait_until(lambda: second.reload().status == 200, 30, "the page to get in after a reload")
+    PageScreen(second).wait_for("Talking to dsh-agent", timeout=60)
