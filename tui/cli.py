@@ -217,12 +217,11 @@ def run_app(args: argparse.Namespace) -> None:
             raise SystemExit(f"dsh-tui: --record {args.record}: no such directory")
     started = start_agent(args, cwd, log_dir, allow_dirs, choice.env, settings.mcp_servers)
     try:
-        from tui.terminal.terminals import become_subreaper
+        from dsh_common.proc_tree import become_subreaper
 
         # Before any descendant can be orphaned (the agent has only just started, and nothing
         # else has): orphans below dsh-tui (daemons that double-forked away from a terminal's
-        # command) are then reparented to it, so quit can still find and kill them. Imported
-        # after the agent starts, which it does not delay (tui.terminal.terminals costs ~0.1 s).
+        # command) are then reparented to it, so quit can still find and kill them.
         become_subreaper()
         from tui import settings_store
         from tui.app import DshApp
