@@ -12,9 +12,9 @@ import pytest
 from scripted import SETTINGS
 
 import tui.app
-from support import SNAPSHOT_WORKSPACE, settle_cards, turns_ended, wait_until, watch_turns
+from support import SNAPSHOT_WORKSPACE, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.pytest_plugin import PINNED_TIME
+from tui.pytest_plugin import PINNED_TIME, settle_cards
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
 from tui.widgets.failure import AgentFailedScreen

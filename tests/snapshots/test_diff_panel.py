@@ -12,11 +12,12 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from agent.tools.hunks import compute_hunks
-from support import diff_drawn, diff_on_screen
+from support import diff_on_screen
 from tui.diff.diffing import DiffContent
 from tui.diff.line_numbers import Anchoring, WorkspaceFiles
 from tui.diff.rows import FoldRow, SplitRow
 from tui.permissions import assign_keys
+from tui.pytest_plugin import diff_drawn
 from tui.widgets.diff import panel as diff_panel_module
 from tui.widgets.diff.panel import ASCII_GLYPHS, DiffPanel
 from tui.widgets.diff.review import DiffReviewScreen
