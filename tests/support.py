@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tui.diff.rows import Row, RowLayout
 from tui.pytest_plugin import TurnCount
+from tui.terminal.source import TerminalState
 
 T = TypeVar("T")
 
@@ -95,3 +97,46 @@ async def grow_deep_inside(pilot: Any, view: Any) -> tuple[Any, Any]:
         await pilot.pause()
     await pilot.pause()
     return entry, later
+
+
+def end_display(
+    pane: Any,
+    exit_code: int | None,
+    signal: str | None = None,
+    timed_out_after_s: float | None = None,
+    *,
+    duration_s: float | None = None,
+) -> None:
+    """End the display terminal a pane follows, as the agent's `_meta.terminal_exit` does
+    (with its `dsh.duration_ms` as `duration_s`)."""
+    state = pane.source
+    assert isinstance(state, TerminalState), "the pane follows no display terminal"
+    state.exit_code, state.signal = exit_code, signal
+    state.timed_out_after_s, state.duration_s = timed_out_after_s, duration_s
+    state.exited = True
+    state.changed()
+
+
+def diff_rows(panel: Any) -> list[Row]:
+    """The rows a diff panel lays out with its folds closed, from its public model."""
+    if panel.model is None:
+        return []
+    return RowLayout(panel.model, split=panel.is_split, expanded=frozenset()).rows()
+
+
+def screen_lines(widget: Any) -> list[str]:
+    """The widget's rows as they are drawn, in plain text."""
+    return [
+        "".join(segment.text for segment in widget.render_line(y))
+        for y in range(widget.size.height)
+    ]
+
+
+def shown_text(message: Any) -> str:
+    """What a streamed message shows, from its widgets: the Markdown's source, then its plain
+    blocks (the pieces past the Markdown limit and, after the cut, its end; the marker that
+    says so left out)."""
+    from tui.widgets.transcript.messages import PlainBlock
+
+    blocks = [block for block in message.query(PlainBlock) if not block.has_class("-truncated")]
+    return message.source + "".join(str(block.content) for block in blocks)

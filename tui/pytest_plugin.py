@@ -74,7 +74,7 @@ async def settle(pilot: Pilot[Any], app: DshApp) -> None:
 
 async def settle_cards(pilot: Pilot[Any], conversation: Any, view: Widget) -> None:
     """Until every tool call of `conversation` has its card in `view`, every message its
-    text, every pane its output and every diff its colours.
+    text, every terminal pane its output and every diff its colours.
 
     Cards mount in batches after the updates arrive, so a turn can be over before its last
     cards exist; waiting on the panels found too early would let a snapshot race them.
@@ -95,8 +95,11 @@ async def settle_cards(pilot: Pilot[Any], conversation: Any, view: Widget) -> No
         "the messages did not finish streaming",
     )
     await pilot.pause()
-    for pane in view.query(TerminalPane):
-        await pane.flush()
+    await _wait_until(
+        pilot,
+        lambda: not any(pane.busy for pane in view.query(TerminalPane)),
+        "the panes did not show all their output",
+    )
     for panel in view.query(DiffPanel):
         await diff_drawn(pilot, panel)
     await pilot.pause()

@@ -269,8 +269,7 @@ def test_spec_terminal(snap_compare: Any, snapshot_workspace: Path, tmp_path: Pa
     async def run(pilot: Any) -> None:
         await prompt(app, pilot, "run it")
         await settled(app, pilot)
-        for pane in app.query(TerminalPane):
-            await pane.flush()
+        await wait_until(pilot, lambda: not any(pane.busy for pane in app.query(TerminalPane)))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)

@@ -31,7 +31,6 @@ __all__ = [
     "resets",
     "styled_line",
     "switch_seq",
-    "to_rich_text",
 ]
 
 Pen = tuple[str, ...]
@@ -151,9 +150,3 @@ def styled_line(line: str) -> Text:
             runs.append(part)
             pos = end
     return Text("".join(runs), end="", no_wrap=True, spans=spans)
-
-
-def to_rich_text(line: str, *, style: str = "") -> Text:
-    """Render any sanitized line (SGR kept) as a `rich.text.Text`, with Rich's general decoder:
-    for text that did not come out of `TerminalScreenBuffer` (use `styled_line` for that)."""
-    return Text.from_ansi(line, style=style, end="", no_wrap=True)

@@ -46,7 +46,6 @@ __all__ = [
     "DEFAULT_MAX_CHARS",
     "DEFAULT_MAX_LINE_CHARS",
     "TerminalScreenBuffer",
-    "terminal_text_to_lines",
 ]
 
 DEFAULT_MAX_CHARS = 5_000_000
@@ -411,11 +410,3 @@ class TerminalScreenBuffer(LineEditor):
         if self._styled:
             first = self.dropped_lines
             self._styled = {n: text for n, text in self._styled.items() if n >= first}
-
-
-def terminal_text_to_lines(text: str) -> list[str]:
-    """Sanitize complete terminal output into display lines (see `TerminalScreenBuffer`)."""
-    buffer = TerminalScreenBuffer(max_chars=max(len(text) + 1, DEFAULT_MAX_CHARS))
-    buffer.feed(text)
-    buffer.finish()
-    return list(buffer.lines)

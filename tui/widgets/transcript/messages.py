@@ -171,12 +171,6 @@ class StreamingMarkdown(Markdown):
         return self._marker is not None
 
     @property
-    def shown_text(self) -> str:
-        """What the widget shows of the message: its Markdown source, any plain pieces and,
-        past the cut, its end."""
-        return self.source + "".join(self._plain) + self._tail
-
-    @property
     def is_streaming(self) -> bool:
         """Whether text was added that is not drawn yet."""
         return bool(self._unsent) or self._drawn < self._written
