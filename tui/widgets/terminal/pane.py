@@ -1,7 +1,7 @@
 """The terminal pane: one command's output inside its tool-call card, live, between a header
 (prompt line, cwd, status, duration) and an info line (tui/widgets/terminal/header.py).
 
-Design choices, measured in `bench/bench_terminal.py`:
+Design choices, each for a 10 MB burst that must not freeze the app:
 
 * Output arrives in the `TerminalFeed` of the source it follows (tui/terminal/source.py), a spec
   or a display terminal alike. It goes through `TerminalScreenBuffer`
