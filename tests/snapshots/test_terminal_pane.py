@@ -161,6 +161,8 @@ def test_agent_truncation_in_the_info_line(snap_compare: Any) -> None:
     the one size figure; the output shows no `[output truncated; ...]` line."""
     pane = make_pane("seq 1 400", max_rows=6)
     feed(pane, "".join(f"{i}\n" for i in range(1, 401)))
-    pane.set_agent_kept((640, "stdout"))
+    display = pane.source
+    assert isinstance(display, TerminalState)
+    display.agent_kept = (640, "stdout")  # read off the agent's `[output truncated; ...]` line
     end_display(pane, 0, duration_s=1.25)
     assert snap(snap_compare, pane)

@@ -231,7 +231,7 @@ class TerminalPane(Vertical):
         if self._live:
             self._refresh_header()
 
-    def set_agent_kept(self, kept: tuple[int, str] | None) -> None:
+    def _set_agent_kept(self, kept: tuple[int, str] | None) -> None:
         """The agent sent the model only the last `kept[0]` bytes of `kept[1]` (`stdout`)."""
         if kept != self.agent_kept:
             self.agent_kept = kept
@@ -274,7 +274,7 @@ class TerminalPane(Vertical):
             self._set_command(facts.command or self._command, facts.cwd)
         if facts.started_at is not None:
             self.started_at = facts.started_at
-        self.set_agent_kept(facts.agent_kept)
+        self._set_agent_kept(facts.agent_kept)
         end = facts.end
         if end is None or self.exited:
             return
