@@ -5,7 +5,6 @@ every class (about 280) to turn attribute docstrings into field descriptions: th
 the module's import time, the largest part of both processes' start-up. Neither side reads
 those descriptions (they matter only for JSON Schema output), so each entry point imports the
 schema once with the extraction skipped, and restores it at once for any later model.
-Figures: bench/README.md ("cold start").
 """
 
 from __future__ import annotations

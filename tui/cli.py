@@ -252,12 +252,11 @@ def run_app(args: argparse.Namespace) -> None:
         settings.handshake_timeout,
     )
     try:
-        from tui.terminal.terminals import become_subreaper
+        from dsh_common.proc_tree import become_subreaper
 
         # Before any descendant can be orphaned (the agent has only just started, and nothing
         # else has): orphans below dsh-tui (daemons that double-forked away from a terminal's
-        # command) are then reparented to it, so quit can still find and kill them. Imported
-        # after the agent starts, which it does not delay (tui.terminal.terminals costs ~0.1 s).
+        # command) are then reparented to it, so quit can still find and kill them.
         become_subreaper()
         from tui import settings_store
         from tui.app import DshApp
