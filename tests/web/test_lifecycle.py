@@ -14,7 +14,8 @@ from pathlib import Path
 import aiohttp
 from served import Served, wait_until
 
-from tui.serve.reaper import kill_tree, process_table, tree
+from dsh_common.proc_tree import scan
+from tui.serve.reaper import kill_tree, tree
 
 Serve = Callable[..., Served]
 
@@ -134,11 +135,11 @@ def test_kill_tree_reaches_a_daemon_that_left_the_session() -> None:
     )
     try:
         assert root.stdout is not None and root.stdout.readline() == "ready\n"
-        below = tree(root.pid, process_table())
+        below = tree(root.pid, scan() or {})
         assert len(below) == 3  # python, sleep, the setsid sleep
         assert kill_tree(root.pid) == below
         root.wait(10)
-        wait_until(lambda: not tree(root.pid, process_table()) & below, 10, "the tree to be gone")
+        wait_until(lambda: not tree(root.pid, scan() or {}) & below, 10, "the tree to be gone")
     finally:
         root.kill()
         root.wait()
