@@ -20,6 +20,7 @@ from tui.agent_log import default_log_dir, new_agent_log
 from tui.launch import HANDSHAKE_TIMEOUT_S, AgentFailed, AgentProcess, LaunchSpec
 from tui.quiet_tty import quiet_terminal
 from tui.user_config import MAX_SECONDS, McpServer
+from tui.web_keys import in_browser
 
 LOG_MAX_BYTES = 10 * 1024 * 1024
 LOG_BACKUPS = 2
@@ -43,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         "`dsh-tui demo` plays the capability-negotiation demo; `dsh-tui replay FILE` plays "
         "a recording back; `dsh-tui agents` lists the agents it can run by name; "
         "`dsh-tui config` shows the settings in force and where each came from; "
-        "`dsh-tui check --agent AGENT` runs ACP conformance checks against an agent.",
+        "`dsh-tui check --agent AGENT` runs ACP conformance checks against an agent; "
+        "`dsh-tui serve` serves dsh-tui to a browser.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
     parser.add_argument(
@@ -207,6 +209,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         with quiet_terminal():
             sys.exit(replay(arguments[1:]))
+    if arguments[:1] == ["serve"]:
+        from tui.serve.cli import main as serve
+
+        sys.exit(serve(arguments[1:]))
     if arguments[:1] == ["check"]:
         from tui.check.cli import main as check
 
@@ -274,6 +280,7 @@ def run_app(args: argparse.Namespace) -> None:
                 settings_path=settings_store.default_path(),
                 freeze_heap=True,
                 started=started,
+                web=in_browser(),
             )
         )
         app.run()

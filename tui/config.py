@@ -46,6 +46,9 @@ class AppConfig:
     # own: a snapshot test turns it off with the fixed clock, since a real command's time
     # varies from run to run.
     agent_durations: bool = True
+    # In a browser page (`dsh-tui serve`): keys the browser keeps get an Alt twin, and F1 says
+    # so (tui/web_keys.py).
+    web: bool = False
     # The agent the CLI started before importing the UI, or why it could not start
     # (tui/cli.py): taken by the first connection only; a retry starts a new one.
     started: AgentProcess | AgentFailed | None = field(default=None, compare=False, repr=False)
