@@ -98,7 +98,7 @@ from agent.session import (
     PromptInFlight,
     SessionSettings,
 )
-from agent.tools.procs import become_subreaper, kill_all_descendants, reap_orphans
+from agent.tools.procs import kill_all_descendants, reap_orphans
 from agent.translate import replay
 from dsh_common.jsonrpc_lines import (
     MAX_MESSAGE_BYTES,
@@ -109,6 +109,7 @@ from dsh_common.jsonrpc_lines import (
     meta_shadowing,
     valid_id,
 )
+from dsh_common.proc_tree import become_subreaper
 
 log = logging.getLogger(__name__)
 

@@ -103,6 +103,12 @@ def rss_mb() -> tuple[float, float]:
     return current, peak
 
 
+async def shown(pane: Any) -> None:
+    """Until the pane shows all the output that arrived (polled every millisecond)."""
+    while pane.busy:
+        await asyncio.sleep(0.001)
+
+
 async def measure(widget_kind: str, text: str, chunk: int | None = None) -> dict[str, Any]:
     from textual import events
     from textual.app import App, ComposeResult
@@ -110,6 +116,7 @@ async def measure(widget_kind: str, text: str, chunk: int | None = None) -> dict
     from textual.strip import Strip
     from textual.widgets import Log
 
+    from tui.terminal.source import TerminalState
     from tui.widgets.terminal.pane import TerminalPane
 
     last_line = "THE LAST LINE"
@@ -133,7 +140,8 @@ async def measure(widget_kind: str, text: str, chunk: int | None = None) -> dict
             marks.setdefault("key", time.perf_counter())
 
     if widget_kind == "pane":
-        widget: Any = TerminalPane("bench", command="bench", session_cwd=Path("/"))
+        display = TerminalState("bench")
+        widget: Any = TerminalPane(display, command="bench", session_cwd=Path("/"))
         view: Any = widget.view
     else:
         widget = view = Log()
@@ -172,20 +180,20 @@ async def measure(widget_kind: str, text: str, chunk: int | None = None) -> dict
         cpu_start = time.process_time()
         if chunk is None:
             if widget_kind == "pane":
-                widget.append(text)
+                display.output.append(text)
             else:
                 widget.write_lines(text.splitlines())
             app._driver.send_message(events.Key("x", "x"))
         else:
             # Streamed like a socket reader: one small append per loop iteration.
-            write = widget.append if widget_kind == "pane" else widget.write
+            write = display.output.append if widget_kind == "pane" else widget.write
             for pos in range(0, len(text), chunk):
                 write(text[pos : pos + chunk])
                 if pos == 0:
                     app._driver.send_message(events.Key("x", "x"))
                 await asyncio.sleep(0)
         if widget_kind == "pane":
-            await widget.flush()
+            await shown(widget)
         parsed = time.perf_counter()
         deadline = parsed + 30
         while "rendered" not in marks or "key" not in marks:
@@ -209,14 +217,14 @@ async def measure(widget_kind: str, text: str, chunk: int | None = None) -> dict
         # Memory stays bounded: two more bursts of the same size.
         for _ in range(2):
             if widget_kind == "pane":
-                widget.append(text)
-                await widget.flush()
+                display.output.append(text)
+                await shown(widget)
             else:
                 widget.write_lines(text.splitlines())
             await pilot.pause()
         result["rss_after_3_mb"], result["rss_peak_mb"] = rss_mb()
         if widget_kind == "pane":
-            result["lines_kept"] = len(widget.plain_lines())
+            result["lines_kept"] = len(widget.view.plain_lines())
             result["truncated"] = widget.truncated
         else:
             result["lines_kept"] = widget.line_count
@@ -250,9 +258,9 @@ def run_one(name: str) -> dict[str, Any]:
 def parser_figures(runs: int) -> None:
     """The `--parser` figures (see the module docstring)."""
     from rich.console import Console
+    from rich.text import Text
     from textual.strip import Strip
 
-    from tui.terminal.sgr import to_rich_text
     from tui.terminal.stream import TerminalScreenBuffer
 
     class GeneralPathOnly(TerminalScreenBuffer):
@@ -282,7 +290,10 @@ def parser_figures(runs: int) -> None:
     def draw(lines: list[str], styled: TerminalScreenBuffer | None) -> float:
         start = time.perf_counter()
         for number, line in enumerate(lines):
-            text = styled.styled(number) if styled is not None else to_rich_text(line)
+            if styled is None:
+                text = Text.from_ansi(line, end="", no_wrap=True)
+            else:
+                text = styled.styled(number)
             assert text is not None
             Strip(text.render(console), text.cell_len)
         return (time.perf_counter() - start) / len(lines) * 1e6
@@ -365,7 +376,7 @@ async def _to_pane(
         await pilot.pause()
         script = 'read _ < "$0"; exec cat "$1"'
         tid = await manager.create("sh", ["-c", script, str(gate), str(path)])
-        pane = TerminalPane(tid, session_cwd=Path("/"), source=SpecTerminal(manager, tid))
+        pane = TerminalPane(SpecTerminal(manager, tid), session_cwd=Path("/"))
         render_line = pane.view.render_line
 
         def render(y: int) -> Strip:
@@ -387,7 +398,6 @@ async def _to_pane(
         while "rendered" not in marks or not pane.exited:
             if time.perf_counter() > deadline:
                 raise RuntimeError(f"pty={pty}: not rendered")
-            await pane.flush()
             await asyncio.sleep(0.002)
         cpu = time.process_time() - cpu_start
         await manager.close_all()

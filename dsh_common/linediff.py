@@ -9,16 +9,11 @@ blank lines): minutes for a 10,000-line `replace_all`. Instead: trim the common 
 suffix, anchor on lines unique to both sides (patience diff), recurse between the anchors, and
 run a bounded Myers diff on stretches with no unique line.
 
-Why not the `patiencediff` package (Breezy's, Rust-accelerated, the same opcode shape),
-measured with `bench/bench_diff.py` (its line-diff section, both in the same run): it is faster
-(1.2-6.8 ms against 7-27 ms for 1,000 changed lines in 5,000; 2-6 ms against 114-352 ms for a
-`replace_all` over 10,000 repeated lines, which both report as one replacement), but where no
-line is unique it does not search at all: 104 lines inserted among 10,000 repeated ones come out
-as 19,880 changed lines against the 104 here, a review showing the whole file rewritten. On
-every other bench input both give the same edit script, so the hunks and their line numbers
-would not change, and the time saved is milliseconds in a worker thread (the diff panel's
-build) or once per edit (the agent's hunks). It is also GPL-2.0-or-later, which this MIT
-project would then carry.
+Why not the `patiencediff` package (Breezy's, Rust-accelerated, the same opcode shape): it is
+faster, but where no line is unique it does not search at all, so a few lines inserted among
+many repeated ones come out as the whole file rewritten. Elsewhere both give the same edit
+script, and the time saved is milliseconds in a worker thread or once per edit. It is also
+GPL-2.0-or-later, which this MIT project would then carry.
 """
 
 from __future__ import annotations

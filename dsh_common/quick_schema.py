@@ -5,12 +5,13 @@ every class (about 280) to turn attribute docstrings into field descriptions: th
 the module's import time, the largest part of both processes' start-up. Neither side reads
 those descriptions (they matter only for JSON Schema output), so each entry point imports the
 schema once with the extraction skipped, and restores it at once for any later model.
-Figures: bench/README.md ("cold start").
 """
 
 from __future__ import annotations
 
 import sys
+
+HOOK = "extract_docstrings_from_cls"  # what pydantic 2 calls for each model's field docstrings
 
 
 def import_acp_schema() -> None:
@@ -20,16 +21,16 @@ def import_acp_schema() -> None:
         return
     from pydantic._internal import _fields
 
-    extract = getattr(_fields, "extract_docstrings_from_cls", None)
+    extract = getattr(_fields, HOOK, None)
     if extract is None:
         import acp.schema
 
         return
-    _fields.extract_docstrings_from_cls = _no_docstrings
+    setattr(_fields, HOOK, _no_docstrings)
     try:
         import acp.schema  # noqa: F401
     finally:
-        _fields.extract_docstrings_from_cls = extract
+        setattr(_fields, HOOK, extract)
 
 
 def _no_docstrings(cls: type, use_inspect: bool = False) -> dict[str, str]:

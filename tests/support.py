@@ -12,6 +12,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tui.diff.rows import Row, RowLayout
+from tui.pytest_plugin import TurnCount
+from tui.terminal.source import TerminalState
+
 T = TypeVar("T")
 
 AGENT_COMMAND = shlex.join([sys.executable, "-m", "agent.cli"])
@@ -57,39 +61,6 @@ async def diff_on_screen(pilot: Any, panel: Any) -> None:
     await pilot.pause()  # the resize the size came with is handled: the scroll limits are set
 
 
-async def diff_drawn(pilot: Any, panel: Any) -> None:
-    """Until a diff panel is built and every row it has drawn is in its syntax colours.
-
-    The panel diffs and lexes in its workers, so Textual's worker API says when it is done; a
-    row drawn before its block was lexed starts another worker, so a frame must end with none
-    of the panel's workers running.
-    """
-    await panel.wait_ready()
-    while True:
-        await pilot.pause()
-        running = [w for w in pilot.app.workers if w.node is panel and w.is_running]
-        if not running:
-            return
-        await pilot.app.workers.wait_for_complete(running)
-
-
-class TurnCount:
-    """How many prompt turns an app's session controller has ended: an observer of its
-    `TurnEnded` events, as the app itself observes them."""
-
-    def __init__(self) -> None:
-        self.ended = 0
-
-    def conversation_changed(self, changes: Any) -> None:
-        pass
-
-    def session_event(self, event: Any) -> None:
-        from tui.session.events import TurnEnded
-
-        if isinstance(event, TurnEnded):
-            self.ended += 1
-
-
 _TURNS: weakref.WeakKeyDictionary[Any, TurnCount] = weakref.WeakKeyDictionary()
 
 
@@ -102,35 +73,6 @@ def watch_turns(app: T) -> T:
 
 def turns_ended(app: Any) -> int:
     return _TURNS[app].ended
-
-
-async def settle_cards(pilot: Any, conversation: Any, view: Any) -> None:
-    """Wait until every tool call has a mounted card and its diffs and panes are drawn, and
-    every streamed message has rendered all its text.
-
-    Cards mount in batches after the updates arrive, so a turn can be over before its last
-    cards exist; waiting on the panels found too early would let a snapshot race them.
-    Messages render their chunks a frame at a time, so a reply can still be empty then.
-    """
-    from tui.widgets.cards.tool_card import ToolCard
-    from tui.widgets.diff.panel import DiffPanel
-    from tui.widgets.terminal.pane import TerminalPane
-    from tui.widgets.transcript.messages import StreamingMarkdown
-
-    def mounted() -> bool:
-        shown = {id(card.entry) for card in view.query(ToolCard) if card.is_mounted}
-        return all(id(entry) in shown for entry in conversation.tool_calls.values())
-
-    await wait_until(pilot, mounted)
-    await wait_until(
-        pilot, lambda: not any(text.is_streaming for text in view.query(StreamingMarkdown))
-    )
-    await pilot.pause()
-    for pane in view.query(TerminalPane):
-        await pane.flush()
-    for panel in view.query(DiffPanel):
-        await diff_drawn(pilot, panel)
-    await pilot.pause()
 
 
 async def grow_deep_inside(pilot: Any, view: Any) -> tuple[Any, Any]:
@@ -155,3 +97,46 @@ async def grow_deep_inside(pilot: Any, view: Any) -> tuple[Any, Any]:
         await pilot.pause()
     await pilot.pause()
     return entry, later
+
+
+def end_display(
+    pane: Any,
+    exit_code: int | None,
+    signal: str | None = None,
+    timed_out_after_s: float | None = None,
+    *,
+    duration_s: float | None = None,
+) -> None:
+    """End the display terminal a pane follows, as the agent's `_meta.terminal_exit` does
+    (with its `dsh.duration_ms` as `duration_s`)."""
+    state = pane.source
+    assert isinstance(state, TerminalState), "the pane follows no display terminal"
+    state.exit_code, state.signal = exit_code, signal
+    state.timed_out_after_s, state.duration_s = timed_out_after_s, duration_s
+    state.exited = True
+    state.changed()
+
+
+def diff_rows(panel: Any) -> list[Row]:
+    """The rows a diff panel lays out with its folds closed, from its public model."""
+    if panel.model is None:
+        return []
+    return RowLayout(panel.model, split=panel.is_split, expanded=frozenset()).rows()
+
+
+def screen_lines(widget: Any) -> list[str]:
+    """The widget's rows as they are drawn, in plain text."""
+    return [
+        "".join(segment.text for segment in widget.render_line(y))
+        for y in range(widget.size.height)
+    ]
+
+
+def shown_text(message: Any) -> str:
+    """What a streamed message shows, from its widgets: the Markdown's source, then its plain
+    blocks (the pieces past the Markdown limit and, after the cut, its end; the marker that
+    says so left out)."""
+    from tui.widgets.transcript.messages import PlainBlock
+
+    blocks = [block for block in message.query(PlainBlock) if not block.has_class("-truncated")]
+    return message.source + "".join(str(block.content) for block in blocks)

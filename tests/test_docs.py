@@ -19,6 +19,7 @@ from tui.check.cli import build_parser as build_check_parser
 from tui.cli import build_parser
 from tui.compare.cli import compare_parser
 from tui.replay.cli import build_parser as build_replay_parser
+from tui.serve.cli import build_parser as build_serve_parser
 from tui.user_config import parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,6 +175,13 @@ def test_the_conformance_check_documents_every_option() -> None:
         option for option in long_options(build_check_parser()) if option not in section
     )
     assert not missing, f"docs/testing.md's 'Conformance check' does not name {missing}"
+
+
+def test_the_browser_section_documents_every_serve_option() -> None:
+    manual = (DOCS / "client.md").read_text(encoding="utf-8")
+    section = manual.split("## In a browser", 1)[1].split("\n## ", 1)[0]
+    missing = sorted(o for o in long_options(build_serve_parser()) if o not in section)
+    assert not missing, f"docs/client.md's 'In a browser' does not name {missing}"
 
 
 def toml_blocks(page: Path) -> list[str]:

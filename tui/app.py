@@ -38,7 +38,7 @@ from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
 from tui.heap import freeze_startup_heap
-from tui.keys import register_alt_enter
+from tui.keys import add_browser_alternatives, register_alt_enter
 from tui.launch import LaunchSpec
 from tui.main_screen import MainScreen
 from tui.prompt.history import PromptHistory
@@ -135,6 +135,8 @@ class DshApp(App[None]):
         self.history = PromptHistory.for_workspace(self.config.cwd)
         self.first_prompts = FirstPrompts(prompts_path(self.config.cwd))
         register_alt_enter()
+        if self.config.web:
+            add_browser_alternatives(self._bindings, self.BINDINGS)
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
 
@@ -253,6 +255,7 @@ class DshApp(App[None]):
             self.config.record,
             self.config.agent_env,
             self.config.mcp_servers,
+            self.config.handshake_timeout,
         )
 
     # -- what the controller says (tui/session/events.py) ---------------------------------
@@ -425,7 +428,7 @@ class DshApp(App[None]):
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
             return
-        self.push_screen(HelpScreen(list(self.BINDINGS)))
+        self.push_screen(HelpScreen(list(self.BINDINGS), web=self.config.web))
 
     def action_inspector(self) -> None:
         """F12: every message on the wire, beside the transcript

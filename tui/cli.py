@@ -17,12 +17,24 @@ from typing import Any
 from dsh_common.private_files import open_private, private_dir
 from tui import __version__
 from tui.agent_log import default_log_dir, new_agent_log
-from tui.launch import AgentFailed, AgentProcess, LaunchSpec
+from tui.launch import HANDSHAKE_TIMEOUT_S, AgentFailed, AgentProcess, LaunchSpec
 from tui.quiet_tty import quiet_terminal
-from tui.user_config import McpServer
+from tui.user_config import MAX_SECONDS, McpServer
+from tui.web_keys import in_browser
 
 LOG_MAX_BYTES = 10 * 1024 * 1024
 LOG_BACKUPS = 2
+
+
+def seconds(text: str) -> float:
+    """A flag's positive number of seconds, at most an hour."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_SECONDS}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         "`dsh-tui config` shows the settings in force and where each came from; "
         "`dsh-tui check --agent AGENT` runs ACP conformance checks against an agent; "
         "`dsh-tui compare --agent AGENT --side SPEC --side SPEC` runs it side by side under "
-        "different client capabilities.",
+        "different client capabilities; `dsh-tui serve` serves dsh-tui to a browser.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
     parser.add_argument(
@@ -84,6 +96,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"where the agent's stderr and dsh-tui's own log go (default: {default_log_dir()})",
     )
     parser.add_argument(
+        "--handshake-timeout",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait for the agent to answer initialize and session/new before "
+        f"stopping it (default: {HANDSHAKE_TIMEOUT_S:g}, or the settings file's handshake_timeout)",
+    )
+    parser.add_argument(
         "--mcp",
         action="append",
         default=[],
@@ -111,6 +131,7 @@ def start_agent(
     allow_dirs: tuple[Path, ...],
     env: tuple[tuple[str, str], ...] = (),
     mcp_servers: tuple[McpServer, ...] = (),
+    handshake_timeout: float = HANDSHAKE_TIMEOUT_S,
 ) -> AgentProcess | AgentFailed:
     """Start the agent now, or say why it cannot start: the app shows that on its failure screen."""
     try:
@@ -123,6 +144,7 @@ def start_agent(
             args.record,
             env,
             mcp_servers,
+            handshake_timeout,
         )
     except ValueError as error:
         raise SystemExit(f"dsh-tui: --agent {args.agent!r}: {error}") from error
@@ -170,6 +192,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         with quiet_terminal():
             sys.exit(replay(arguments[1:]))
+    if arguments[:1] == ["serve"]:
+        from tui.serve.cli import main as serve
+
+        sys.exit(serve(arguments[1:]))
     if arguments[:1] == ["check"]:
         from tui.check.cli import main as check
 
@@ -199,14 +225,21 @@ def run_app(args: argparse.Namespace) -> None:
         args.record = args.record.expanduser().resolve()
         if not args.record.parent.is_dir():
             raise SystemExit(f"dsh-tui: --record {args.record}: no such directory")
-    started = start_agent(args, cwd, log_dir, allow_dirs, choice.env, settings.mcp_servers)
+    started = start_agent(
+        args,
+        cwd,
+        log_dir,
+        allow_dirs,
+        choice.env,
+        settings.mcp_servers,
+        settings.handshake_timeout,
+    )
     try:
-        from tui.terminal.terminals import become_subreaper
+        from dsh_common.proc_tree import become_subreaper
 
         # Before any descendant can be orphaned (the agent has only just started, and nothing
         # else has): orphans below dsh-tui (daemons that double-forked away from a terminal's
-        # command) are then reparented to it, so quit can still find and kill them. Imported
-        # after the agent starts, which it does not delay (tui.terminal.terminals costs ~0.1 s).
+        # command) are then reparented to it, so quit can still find and kill them.
         become_subreaper()
         from tui import settings_store
         from tui.app import DshApp
@@ -223,12 +256,14 @@ def run_app(args: argparse.Namespace) -> None:
                 record=args.record,
                 agent_env=choice.env,
                 mcp_servers=settings.mcp_servers,
+                handshake_timeout=settings.handshake_timeout,
                 notices=notices(settings.config),
                 agent_mode=choice.mode,
                 agent_model=choice.model,
                 settings_path=settings_store.default_path(),
                 freeze_heap=True,
                 started=started,
+                web=in_browser(),
             )
         )
         app.run()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.launch import AgentFailed, AgentProcess
+from tui.launch import HANDSHAKE_TIMEOUT_S, AgentFailed, AgentProcess
 from tui.user_config import McpServer
 
 DEFAULT_AGENT = "dsh-agent"
@@ -30,6 +30,7 @@ class AppConfig:
     record: Path | None = None  # `--record FILE`: the wire as JSONL (tui/connection/recording.py)
     agent_env: tuple[tuple[str, str], ...] = ()  # a named or registry agent's own variables
     mcp_servers: tuple[McpServer, ...] = ()  # passed to the agent's sessions
+    handshake_timeout: float = HANDSHAKE_TIMEOUT_S  # seconds for initialize and session/new
     notices: tuple[str, ...] = ()  # shown once the app is up (a settings file's problems)
     agent_mode: str | None = None  # a named agent's first mode and model (the settings file)
     agent_model: str | None = None
@@ -45,6 +46,9 @@ class AppConfig:
     # own: a snapshot test turns it off with the fixed clock, since a real command's time
     # varies from run to run.
     agent_durations: bool = True
+    # In a browser page (`dsh-tui serve`): keys the browser keeps get an Alt twin, and F1 says
+    # so (tui/web_keys.py).
+    web: bool = False
     # The agent the CLI started before importing the UI, or why it could not start
     # (tui/cli.py): taken by the first connection only; a retry starts a new one.
     started: AgentProcess | AgentFailed | None = field(default=None, compare=False, repr=False)

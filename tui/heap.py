@@ -3,9 +3,9 @@
 A long session keeps streaming text and mounting widgets, and CPython's full collections scan
 every tracked object each time: with Textual, Rich, Pygments, pydantic and the ACP schemas
 imported, and the app's stylesheet and first screen built, that is over 100,000 objects that
-never die, and each full collection paused the UI for 80–110 ms while 2,000 chunks streamed
-(bench/bench_client.py). Freezing what exists once the session is up leaves those pauses to
-the objects the session itself creates. (Not at the first frame: the SDK is imported after it.)
+never die, and each full collection visibly paused a streaming reply. Freezing what exists
+once the session is up leaves those pauses to the objects the session itself creates. (Not at
+the first frame: the SDK is imported after it.)
 """
 
 from __future__ import annotations

@@ -60,6 +60,11 @@ def find_program(name: str, search_path: str | None = None) -> str | None:
     return None
 
 
+# The default wait for an answer to initialize or session/new (`handshake_timeout` in the
+# settings file, `--handshake-timeout`): an npx agent's first run downloads its package first.
+HANDSHAKE_TIMEOUT_S = 30.0
+
+
 @dataclass(frozen=True)
 class LaunchSpec:
     """How to start the agent: argv, working directory, environment and stderr log.
@@ -78,7 +83,7 @@ class LaunchSpec:
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     mcp_servers: tuple[McpServer, ...] = ()  # offered in session/new, load and resume
     # Seconds to wait for the answer to initialize, and to session/new, before giving up.
-    handshake_timeout: float = 30.0
+    handshake_timeout: float = HANDSHAKE_TIMEOUT_S
 
     @classmethod
     def from_command(
@@ -91,12 +96,24 @@ class LaunchSpec:
         record: Path | None = None,
         env: tuple[tuple[str, str], ...] = (),
         mcp_servers: tuple[McpServer, ...] = (),
+        handshake_timeout: float = HANDSHAKE_TIMEOUT_S,
     ) -> LaunchSpec:
         argv = tuple(shlex.split(command))
         if not argv:
             raise ValueError("the agent command is empty")
         program = find_program(argv[0], dict(env).get("PATH"))
-        return cls(argv, cwd, log_path, terminal, allow_dirs, program, record, env, mcp_servers)
+        return cls(
+            argv,
+            cwd,
+            log_path,
+            terminal,
+            allow_dirs,
+            program,
+            record,
+            env,
+            mcp_servers,
+            handshake_timeout,
+        )
 
     @property
     def command_line(self) -> str:

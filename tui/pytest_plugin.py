@@ -31,8 +31,10 @@ import pytest
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
+    from textual.widget import Widget
 
     from tui.app import DshApp
+    from tui.widgets.diff.panel import DiffPanel
 
 DEFAULT_SIZE = (100, 60)
 LIVE_WORKSPACE = Path("/tmp/dsh-tui-cards-workspace")
@@ -63,15 +65,24 @@ async def _wait_until(pilot: Pilot[Any], done: Callable[[], bool], what: str) ->
 
 
 async def settle(pilot: Pilot[Any], app: DshApp) -> None:
-    """Until every tool call has its card, every message its text, every pane its output and
-    every diff its colours; then the transcript from its top."""
+    """Until every card of the app's session is drawn (`settle_cards`); then the transcript
+    from its top."""
+    await settle_cards(pilot, app.controller.conversation, app.transcript)
+    app.transcript.scroll_home(animate=False)
+    await pilot.pause()
+
+
+async def settle_cards(pilot: Pilot[Any], conversation: Any, view: Widget) -> None:
+    """Until every tool call of `conversation` has its card in `view`, every message its
+    text, every terminal pane its output and every diff its colours.
+
+    Cards mount in batches after the updates arrive, so a turn can be over before its last
+    cards exist; waiting on the panels found too early would let a snapshot race them.
+    """
     from tui.widgets.cards.tool_card import ToolCard
     from tui.widgets.diff.panel import DiffPanel
     from tui.widgets.terminal.pane import TerminalPane
     from tui.widgets.transcript.messages import StreamingMarkdown
-
-    view = app.transcript
-    conversation = app.controller.conversation
 
     def mounted() -> bool:
         shown = {id(card.entry) for card in view.query(ToolCard) if card.is_mounted}
@@ -84,15 +95,30 @@ async def settle(pilot: Pilot[Any], app: DshApp) -> None:
         "the messages did not finish streaming",
     )
     await pilot.pause()
-    for pane in view.query(TerminalPane):
-        await pane.flush()
+    await _wait_until(
+        pilot,
+        lambda: not any(pane.busy for pane in view.query(TerminalPane)),
+        "the panes did not show all their output",
+    )
     for panel in view.query(DiffPanel):
-        await panel.wait_ready()
-        while running := [w for w in app.workers if w.node is panel and w.is_running]:
-            await app.workers.wait_for_complete(running)
-            await pilot.pause()
-    view.scroll_home(animate=False)
+        await diff_drawn(pilot, panel)
     await pilot.pause()
+
+
+async def diff_drawn(pilot: Pilot[Any], panel: DiffPanel) -> None:
+    """Until a diff panel is built and every row it has drawn is in its syntax colours.
+
+    The panel diffs and lexes in its workers, so Textual's worker API says when it is done; a
+    row drawn before its block was lexed starts another worker, so a frame must end with none
+    of the panel's workers running.
+    """
+    await panel.wait_ready()
+    while True:
+        await pilot.pause()
+        running = [w for w in pilot.app.workers if w.node is panel and w.is_running]
+        if not running:
+            return
+        await pilot.app.workers.wait_for_complete(running)
 
 
 @dataclass
@@ -108,7 +134,10 @@ class Cards:
         await settle(pilot, self.app)
 
 
-class _Turns:
+class TurnCount:
+    """How many prompt turns a session controller has ended: an observer of its `TurnEnded`
+    events, as the app itself observes them."""
+
     def __init__(self) -> None:
         self.ended = 0
 
@@ -162,7 +191,7 @@ class CardsFactory:
         workspace.mkdir(parents=True, exist_ok=True)
         config = AppConfig(command, workspace, terminal, self.logs, theme=theme, **PINNED_TIME)
         app = DshApp(config)
-        turns = _Turns()
+        turns = TurnCount()
         app.controller.add_observer(turns)
         for prompt in prompts:
             app.controller.submit_prompt(prompt)
@@ -201,7 +230,10 @@ __all__ = [
     "Cards",
     "CardsFactory",
     "PinnedTime",
+    "TurnCount",
+    "diff_drawn",
     "dsh_tui_cards",
     "pin_rendering",
     "settle",
+    "settle_cards",
 ]

@@ -54,31 +54,23 @@ _STRIP_SEQUENCES = re.compile(
     """,
     re.VERBOSE,
 )
-_KEEP_SGR = re.compile(r"\x1b\[[0-9;:]*m")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROLS_BUT_ESC = re.compile(r"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]")
 _ALL_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _BREAKS = re.compile(r"[\t\n\r\x0b\x0c]+")
 
 
-def sanitize_text(text: str, *, keep_sgr: bool = False) -> str:
+def sanitize_text(text: str) -> str:
     """Remove escape sequences and control characters from multi-line text.
 
-    Keeps LF and TAB; CRLF and a lone CR become LF. With `keep_sgr`, SGR colour and style sequences
-    survive (see `tui.terminal.sgr.to_rich_text`). No line editing is done: use
-    `tui.terminal.stream.TerminalScreenBuffer` for output that redraws with CR.
+    Keeps LF and TAB; CRLF and a lone CR become LF. No line editing is done: terminal output,
+    which redraws with CR and keeps its colours, goes through
+    `tui.terminal.stream.TerminalScreenBuffer` instead.
     """
     if "\r" not in text and is_plain(text):
         return text  # nothing to remove (the usual message chunk): a C-speed check, no copy
-
-    def repl(m: re.Match[str]) -> str:
-        seq = m.group()
-        return seq if keep_sgr and _KEEP_SGR.fullmatch(seq) else ""
-
-    text = _STRIP_SEQUENCES.sub(repl, text)
+    text = _STRIP_SEQUENCES.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    # Every ESC left is part of a kept SGR sequence.
-    return (_CONTROLS_BUT_ESC if keep_sgr else _CONTROLS).sub("", text)
+    return _CONTROLS.sub("", text)
 
 
 def strip_control(text: str) -> str:

@@ -20,6 +20,7 @@ from tui.catalogue import live
 from tui.catalogue.choice import AgentChoice, choose_agent
 from tui.catalogue.registry import Registry, launches
 from tui.config import DEFAULT_AGENT
+from tui.launch import HANDSHAKE_TIMEOUT_S
 from tui.sanitize import clean_block, clean_line
 from tui.user_config import McpServer, UserConfig, config_path, load
 
@@ -33,6 +34,7 @@ class Effective:
     terminal: bool
     log_dir: Path
     mcp_servers: tuple[McpServer, ...]
+    handshake_timeout: float
     sources: Mapping[str, str]
 
 
@@ -75,6 +77,12 @@ def effective(args: argparse.Namespace, environ: Mapping[str, str] | None = None
         log_dir, sources["log_dir"] = config.log_dir, where
     else:
         log_dir, sources["log_dir"] = default_log_dir(), "default"
+    if args.handshake_timeout is not None:
+        timeout, sources["handshake_timeout"] = args.handshake_timeout, "--handshake-timeout"
+    elif config.handshake_timeout is not None:
+        timeout, sources["handshake_timeout"] = config.handshake_timeout, where
+    else:
+        timeout, sources["handshake_timeout"] = HANDSHAKE_TIMEOUT_S, "default"
     servers = config.mcp_servers
     if args.no_mcp:
         chosen: tuple[McpServer, ...] = ()
@@ -92,7 +100,7 @@ def effective(args: argparse.Namespace, environ: Mapping[str, str] | None = None
     else:
         chosen = tuple(servers.values())
         sources["mcp_servers"] = where if servers else "default"
-    return Effective(config, agent, terminal, log_dir, chosen, sources)
+    return Effective(config, agent, terminal, log_dir, chosen, timeout, sources)
 
 
 def notices(config: UserConfig) -> tuple[str, ...]:
@@ -120,6 +128,9 @@ def config_report(settings: Effective) -> str:
     lines.append(f"agent = {settings.agent}  ({source['agent']})")
     lines.append(f"terminal = {str(settings.terminal).lower()}  ({source['terminal']})")
     lines.append(f"log_dir = {settings.log_dir}  ({source['log_dir']})")
+    lines.append(
+        f"handshake_timeout = {settings.handshake_timeout:g}  ({source['handshake_timeout']})"
+    )
     for named in config.agents.values():
         env = ", ".join(key for key, _ in named.env)
         extra = "".join(

@@ -42,9 +42,9 @@ Role = Literal["user", "agent", "thought"]
 class MessageEntry:
     """A message's text, kept as the chunks it came in and joined when read.
 
-    `text += chunk` copies the whole text per chunk: 100,000 chunks of 8 characters took 23 s
-    in that concatenation alone (bench/bench_flood.py). A list append is O(1), and the join
-    happens once per read, which the transcript does only when it builds the widget.
+    `text += chunk` copies the whole text per chunk, quadratic in a flood of small chunks. A
+    list append is O(1), and the join happens once per read, which the transcript does only
+    when it builds the widget.
     """
 
     __slots__ = ("_chunks", "block_last", "chars", "role")

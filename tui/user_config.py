@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 FILE_NAME = "config.toml"
-TOP_KEYS = ("agent", "terminal", "log_dir", "agents", "mcp_servers")
+TOP_KEYS = ("agent", "terminal", "log_dir", "handshake_timeout", "agents", "mcp_servers")
 AGENT_KEYS = ("command", "args", "env", "mode", "model")
 STDIO_KEYS = ("type", "command", "args", "env")
 REMOTE_KEYS = ("type", "url", "headers")
 Transport = Literal["stdio", "http", "sse"]
+MAX_SECONDS = 3600
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class UserConfig:
     agent: str | None = None
     terminal: bool | None = None
     log_dir: Path | None = None
+    handshake_timeout: float | None = None
     agents: Mapping[str, NamedAgent] = field(default_factory=dict)
     mcp_servers: Mapping[str, McpServer] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
@@ -138,6 +140,18 @@ class _Reader:
         self.problem(where, "must be a table of strings")
         return None
 
+    def seconds(self, where: str, value: Any) -> float | None:
+        """A positive number of seconds, at most an hour."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.problem(where, "must be a number of seconds")
+            return None
+        if not 0 < value <= MAX_SECONDS:
+            self.problem(where, f"must be more than 0 and at most {MAX_SECONDS} seconds")
+            return None
+        return float(value)
+
     def tables(self, where: str, value: Any) -> dict[str, dict[str, Any]]:
         if value is None:
             return {}
@@ -161,6 +175,7 @@ class _Reader:
             terminal = None
         log_dir_text = self.string("log_dir", data.get("log_dir"))
         log_dir = Path(log_dir_text).expanduser() if log_dir_text else None
+        handshake_timeout = self.seconds("handshake_timeout", data.get("handshake_timeout"))
         agents: dict[str, NamedAgent] = {}
         for name, table in self.tables("agents", data.get("agents")).items():
             named = self.named_agent(name, table)
@@ -172,7 +187,15 @@ class _Reader:
             if server is not None:
                 servers[name] = server
         return UserConfig(
-            self.path, True, agent, terminal, log_dir, agents, servers, tuple(self.problems)
+            self.path,
+            True,
+            agent,
+            terminal,
+            log_dir,
+            handshake_timeout,
+            agents,
+            servers,
+            tuple(self.problems),
         )
 
     def named_agent(self, name: str, table: dict[str, Any]) -> NamedAgent | None:

@@ -60,6 +60,7 @@ from agent.models.base import (
 )
 from agent.models.scripted import Scenario, ScriptedModel, bundled_scenario
 from dsh_common.attachments import uri_label
+from dsh_common.bash_markers import EXIT_MARKER, SIGNAL_MARKER, TIMEOUT_MARKER, at_end
 from dsh_common.conformance import CHECK_PROMPT
 
 HELP = """\
@@ -332,9 +333,8 @@ def parse_command(prompt: str, cwd: str, tools: Sequence[ToolSpec] = ()) -> Comm
     return Reply(f"You said:\n\n{quote(prompt.strip())}\n\n{OFFLINE_EXPLANATION}")
 
 
-_SIGNAL = re.compile(r"\n\[killed by signal: ([^\]\n]+)\]$")
-_EXIT = re.compile(r"\n\[exit code: (\d+)\]$")
-_TIMEOUT = re.compile(r"\[timed out after (\d+)ms\]")
+_SIGNAL = at_end(SIGNAL_MARKER)
+_EXIT = at_end(EXIT_MARKER)
 _FAILED = re.compile(r"^\s*(error|rejected|denied|refused|cancelled|aborted)\b", re.I)
 _REJECTED = re.compile(r"\b(rejected|denied|refused)\b", re.I)
 
@@ -344,7 +344,7 @@ def _outcome(name: str, content: str) -> tuple[bool, str]:
     text = "\n" + content.rstrip()
     first = content.strip().splitlines()[0] if content.strip() else ""
     if name == "bash":
-        timeout = _TIMEOUT.search(text)
+        timeout = TIMEOUT_MARKER.search(text)
         if timeout:
             return False, f"timed out after {timeout.group(1)} ms"
         signal = _SIGNAL.search(text)

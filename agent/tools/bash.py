@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
-import re
 import signal as signals
 import tempfile
 import time
@@ -51,6 +50,17 @@ from agent.views import (
     ToolCallView,
     ToolResultView,
     fence_console,
+)
+from dsh_common.bash_markers import (
+    EXIT_MARKER,
+    NO_OUTPUT,
+    SIGNAL_MARKER,
+    STDERR_HEADING,
+    at_end,
+    exit_marker,
+    signal_marker,
+    timeout_marker,
+    truncated_marker,
 )
 from dsh_common.private_files import open_private
 
@@ -101,21 +111,18 @@ def render_output(
     if stderr:
         if body and not body.endswith("\n"):
             body += "\n"
-        body += "[stderr]\n" + stderr
+        body += f"{STDERR_HEADING}\n{stderr}"
     if not body:
-        body = "(no output)"
+        body = NO_OUTPUT
     markers: list[str] = []
     if truncated:
-        markers.append(
-            f"[output truncated; kept the last {MAX_STREAM_BYTES} bytes of "
-            f"{' and '.join(truncated)}]"
-        )
+        markers.append(truncated_marker(MAX_STREAM_BYTES, truncated))
     if timeout_ms is not None:
-        markers.append(f"[timed out after {timeout_ms}ms]")
+        markers.append(timeout_marker(timeout_ms))
     if signal is not None:
-        markers.append(f"[killed by signal: {signal}]")
+        markers.append(signal_marker(signal))
     elif exit_code:
-        markers.append(f"[exit code: {exit_code}]")
+        markers.append(exit_marker(exit_code))
     if markers:
         if not body.endswith("\n"):
             body += "\n"
@@ -123,15 +130,15 @@ def render_output(
     return body
 
 
-_SIGNAL_MARKER = re.compile(r"\n\[killed by signal: ([^\]\n]+)\]\Z")
-_EXIT_MARKER = re.compile(r"\n\[exit code: (\d+)\]\Z")
+_SIGNAL_AT_END = at_end(SIGNAL_MARKER)
+_EXIT_AT_END = at_end(EXIT_MARKER)
 
 
 def parse_exit_status(text: str) -> ExitStatus:
     """Read the exit status back from `render_output` text (no marker means exit 0)."""
-    if match := _SIGNAL_MARKER.search(text):
+    if match := _SIGNAL_AT_END.search(text):
         return ExitStatus(None, match.group(1))
-    if match := _EXIT_MARKER.search(text):
+    if match := _EXIT_AT_END.search(text):
         return ExitStatus(int(match.group(1)), None)
     return ExitStatus(0, None)
 

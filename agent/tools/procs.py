@@ -20,24 +20,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
 import logging
 import os
 import secrets
 import shutil
 import signal as signals
-import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+
+from dsh_common import proc_tree
+from dsh_common.proc_tree import ProcTable, descendants, environ_value
 
 log = logging.getLogger(__name__)
 
 JOB_ENV = "DSH_AGENT_JOB"
-PR_SET_CHILD_SUBREAPER = 36
 EXIT_GRACE_S = 0.5
 """At session end and exit, how long jobs get after SIGTERM before SIGKILL."""
 
@@ -48,21 +46,6 @@ _LOG_DIRS: set[Path] = set()
 _BASH_ZOMBIES: dict[int, float] = {}
 """Orphan `bash` zombies by when they were first seen (see `reap_orphans`)."""
 _BASH_WAIT_S = 1.0
-
-
-def become_subreaper() -> bool:
-    """Make this process the reaper of its orphaned descendants (Linux); False elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-            log.warning("prctl(PR_SET_CHILD_SUBREAPER) failed: errno %d", ctypes.get_errno())
-            return False
-    except (OSError, AttributeError) as error:
-        log.warning("cannot become a child subreaper: %s", error)
-        return False
-    return True
 
 
 def new_token() -> str:
@@ -78,64 +61,9 @@ def unwatched(pid: int) -> None:
     _SPAWNED.discard(pid)
 
 
-# --- /proc -----------------------------------------------------------------------------------
-
-
-class ProcInfo(NamedTuple):
-    ppid: int
-    pgid: int
-    state: str
-    comm: str = ""
-
-
-def scan() -> dict[int, ProcInfo]:
-    """Every process visible in /proc: pid -> (ppid, pgid, state)."""
-    table: dict[int, ProcInfo] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return table
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                head, tail = handle.read().rsplit(b")", 1)
-            fields = tail.split()
-            comm = head.partition(b"(")[2].decode(errors="replace")
-            table[int(entry)] = ProcInfo(int(fields[1]), int(fields[2]), fields[0].decode(), comm)
-        except (OSError, IndexError, ValueError):
-            continue
-    return table
-
-
-def _alive(info: ProcInfo) -> bool:
-    return info.state not in ("Z", "X")
-
-
-def descendants(root: int, table: dict[int, ProcInfo]) -> set[int]:
-    """The processes whose ppid chain leads to `root` (not `root` itself)."""
-    children: dict[int, list[int]] = {}
-    for pid, info in table.items():
-        children.setdefault(info.ppid, []).append(pid)
-    found: set[int] = set()
-    stack = list(children.get(root, ()))
-    while stack:
-        pid = stack.pop()
-        if pid in found:
-            continue
-        found.add(pid)
-        stack.extend(children.get(pid, ()))
-    return found
-
-
-def _has_token(pid: int, marker: bytes) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            environ = handle.read()
-    except OSError:
-        return False
-    return environ.startswith(marker) or b"\0" + marker in environ
+def scan() -> ProcTable:
+    """Every process visible in /proc (none where there is no /proc)."""
+    return proc_tree.scan() or {}
 
 
 @dataclass
@@ -147,21 +75,23 @@ class Job:
     log_dir: Path | None = None
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, JOB_ENV: self.token}
+        # The token goes first, where a bounded read of /proc/PID/environ finds it.
+        own = {key: value for key, value in os.environ.items() if key != JOB_ENV}
+        return {JOB_ENV: self.token, **own}
 
-    def members(self, table: dict[int, ProcInfo] | None = None) -> set[int]:
+    def members(self, table: ProcTable | None = None) -> set[int]:
         """Live processes of this job: its group, its shell's descendants, its token."""
         table = scan() if table is None else table
         me = os.getpid()
-        marker = f"{JOB_ENV}={self.token}\0".encode()
+        prefix, token = f"{JOB_ENV}=".encode(), self.token.encode()
         found = {pid for pid, info in table.items() if info.pgid == self.pid}
-        found |= descendants(self.pid, table)
+        found |= descendants((self.pid,), table)
         if self.pid in table:
             found.add(self.pid)
         # Tagged processes: with the subreaper, all of them descend from dsh-agent.
-        candidates = descendants(me, table) - found
-        found |= {pid for pid in candidates if _has_token(pid, marker)}
-        return {pid for pid in found if pid != me and _alive(table[pid])}
+        candidates = descendants((me,), table) - found
+        found |= {pid for pid in candidates if environ_value(pid, prefix) == token}
+        return {pid for pid in found if pid != me and table[pid].alive}
 
 
 def signal_pids(pids: Iterable[int], sig: signals.Signals) -> None:
@@ -219,7 +149,7 @@ def reap_orphans() -> None:
     zombies = {
         pid: info
         for pid, info in scan().items()
-        if info.ppid == me and not _alive(info) and pid not in _SPAWNED
+        if info.ppid == me and not info.alive and pid not in _SPAWNED
     }
     for pid in list(_BASH_ZOMBIES):
         if pid not in zombies:
@@ -272,7 +202,7 @@ async def kill_all_descendants(grace: float = EXIT_GRACE_S) -> int:
 
     def live() -> set[int]:
         table = scan()
-        return {pid for pid in descendants(me, table) if _alive(table[pid])}
+        return {pid for pid in descendants((me,), table) if table[pid].alive}
 
     members = live()
     count = len(members)
@@ -301,8 +231,6 @@ __all__ = [
     "JOB_ENV",
     "Job",
     "JobRegistry",
-    "become_subreaper",
-    "descendants",
     "kill_all_descendants",
     "kill_job",
     "log_dir_created",

@@ -49,7 +49,9 @@ With "terminal": {"marker": path, "code": text} in "auth", `script_agent.py SCRI
 terminal login: it asks for the code on its terminal and, when it is typed, writes the marker
 (with $ACME_LOGIN from the method's env) and exits 0, else exits 3; the agent counts as logged
 in while the marker exists. With "atPrompt": true in "auth", session/new is answered and it is
-session/prompt that answers auth_required until the login.
+session/prompt that answers auth_required until the login. With "refuse": {id: details} in
+"auth", `authenticate` with that id answers an internal error whose data has those details (an
+agent that cannot log in by itself, and says how to in the method's description).
 Script option "newUpdates": [UPDATE, ...] sends those raw updates just after the session/new
 answer (as agents advertise their commands).
 Script option "guarded": true reads stdin through dsh_common's line guard, as dsh-agent does
@@ -234,6 +236,9 @@ class ScriptAgent:
         if path is not None:
             with open(path, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps({"method": "authenticate", "methodId": method_id}) + "\n")
+        refused = self.script["auth"].get("refuse", {})
+        if method_id in refused:
+            raise RequestError.internal_error({"details": refused[method_id]})
         if method_id != self.script["auth"].get("accept"):
             raise RequestError.invalid_params({"methodId": method_id})
         self.authenticated = True

@@ -73,6 +73,16 @@ def test_config_prints_each_value_with_where_it_came_from(tmp_path: Path) -> Non
     assert "mcp_servers.docs: http https://docs.test/mcp  (passed: --mcp)" in lines
 
 
+def test_the_handshake_timeout_comes_from_the_flag_then_the_file_then_the_default() -> None:
+    assert "handshake_timeout = 30  (default)" in dsh_tui("config").stdout.splitlines()
+    path = settings_file("handshake_timeout = 90\n")
+    assert f"handshake_timeout = 90  ({path})" in dsh_tui("config").stdout.splitlines()
+    done = dsh_tui("config", "--handshake-timeout", "2.5")
+    assert "handshake_timeout = 2.5  (--handshake-timeout)" in done.stdout.splitlines()
+    refused = dsh_tui("config", "--handshake-timeout", "0")
+    assert refused.returncode != 0 and "must be more than 0" in refused.stderr
+
+
 def test_a_bad_file_is_reported_with_line_and_column() -> None:
     path = settings_file('agent = "a"\nterminal = tru\n')
     done = dsh_tui("config")

@@ -15,7 +15,7 @@ from typing import Any
 
 from textual.widgets import Input, TextArea
 
-from support import AGENT_COMMAND, turns_ended, wait_until, watch_turns
+from support import AGENT_COMMAND, diff_rows, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.diff.rows import LineRow
 from tui.widgets.cards.tool_card import ToolCard
@@ -33,7 +33,7 @@ def changed_lines(panel: DiffPanel) -> list[tuple[str, int | None, int | None]]:
     """The removed and added rows of a panel: (kind, old number, new number)."""
     return [
         (row.kind, row.old_no, row.new_no)
-        for row in panel.rows()
+        for row in diff_rows(panel)
         if isinstance(row, LineRow) and row.kind != "context"
     ]
 
@@ -92,9 +92,11 @@ async def test_offline_agent_edit_of_line_17_shows_17(tmp_path: Path) -> None:
         card = app.query_one(ToolCard)
         await wait_until(pilot, lambda: card.entry.status == "completed")
         done = await card_panel(pilot, app)
-        await wait_until(pilot, lambda: bool(done.rows()) and done.model is not None)
+        await wait_until(pilot, lambda: done.model is not None)
         assert changed_lines(done) == [("removed", 17, None), ("added", None, 17)]
-        numbers = [r.new_no for r in done.rows() if isinstance(r, LineRow) and r.kind != "removed"]
+        numbers = [
+            r.new_no for r in diff_rows(done) if isinstance(r, LineRow) and r.kind != "removed"
+        ]
         assert numbers == list(range(14, 21))  # 3 lines of context each side
         assert [(loc.path, loc.line) for loc in card.entry.locations] == [
             (str(workspace / "values.py"), 17)

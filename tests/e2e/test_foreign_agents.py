@@ -8,8 +8,9 @@ from typing import Any
 
 from scripted import notices, script_app, send
 
-from support import diff_drawn, turns_ended, wait_until, watch_turns
+from support import turns_ended, wait_until, watch_turns
 from tui.app import DshApp
+from tui.pytest_plugin import diff_drawn
 from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.transcript.messages import AgentMessage
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from support import turns_ended, wait_until, watch_turns
+from support import shown_text, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.state import MessageEntry
 from tui.widgets.prompt.prompt import PromptArea
@@ -79,8 +79,8 @@ async def test_a_message_over_the_cap_is_cut_on_screen_kept_whole_and_quit_works
         await wait_until(pilot, lambda: entry.chars > size)  # the flood goes on
         assert entry.text.startswith(big_text(size))
         # The head, then (after the marker) the end of what has come so far.
-        await wait_until(pilot, lambda: "w1" in reply.shown_text[cap:])  # the flood's words
-        shown = reply.shown_text
+        await wait_until(pilot, lambda: "w1" in shown_text(reply)[cap:])  # the flood's words
+        shown = shown_text(reply)
         assert shown.startswith(big_text(cap)) and shown[cap:] in entry.text
         assert len(shown) <= cap + messages.TAIL_CHARS
         assert len(reply.source) == messages.MARKDOWN_MAX_CHARS
@@ -127,7 +127,7 @@ async def test_twenty_thousand_chunks_end_whole_in_state_and_on_screen(tmp_path:
         assert entry is not None and entry.text == expected and entry.chars == len(expected)
         reply = app.query_one(AgentMessage)
         await wait_until(pilot, lambda: not reply.is_streaming)
-        assert reply.shown_text == expected
+        assert shown_text(reply) == expected
         assert not reply.truncated
         assert len(reply.source) == messages.MARKDOWN_MAX_CHARS
         pieces = list(reply.query(PlainBlock))

@@ -11,7 +11,7 @@ from typing import Any
 
 from scripted import script_app
 
-from support import wait_until
+from support import diff_rows, wait_until
 from tui.app import DshApp
 from tui.diff.rows import LineRow
 from tui.widgets.cards.tool_card import ToolCard
@@ -43,7 +43,7 @@ async def numbers(
     await pilot.pause()
     return [
         (r.kind, r.old_no, r.new_no)
-        for r in panel.rows()
+        for r in diff_rows(panel)
         if isinstance(r, LineRow) and r.kind != "context"
     ]
 

@@ -229,3 +229,63 @@ async def test_an_env_var_login_at_a_prompt_restarts_and_sends_it_again(tmp_path
         said = [str(message.render()) for message in app.query(UserMessage)]
         assert len(said) == 1 and "hello" in said[0]  # sent again, shown once
         await app.action_quit()
+
+
+REFUSING = [
+    {"id": "cli", "name": "Log in with Acme", "description": "Run `acme /login` in a terminal"},
+    {"id": "oauth", "name": "Log in with a browser"},
+]
+
+
+async def test_a_refused_login_says_why_and_offers_the_methods_again(tmp_path: Path) -> None:
+    log = tmp_path / "sessions.jsonl"
+    script = {
+        "prompts": [[]],
+        "sessionLog": str(log),
+        "auth": {
+            "methods": REFUSING,
+            "accept": "oauth",
+            "refuse": {"cli": "Method not implemented."},
+            "atPrompt": True,
+        },
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        app.query_one(PromptArea).text = "hello"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("enter")  # cli: the agent refuses it
+        await wait_until(
+            pilot, lambda: any("could not log in" in text for text in notices(app)), timeout=60
+        )
+        said = next(text for text in notices(app) if "could not log in" in text)
+        assert "'Log in with Acme': Internal error (Method not implemented.)" in said
+        assert "It says: Run `acme /login` in a terminal" in said
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        assert app.controller.failure is None  # the session is kept
+        await pilot.press("down", "enter")  # oauth
+        await wait_until(pilot, lambda: turns_ended(app) == 2, timeout=60)
+        assert app.controller.failure is None
+        methods = [entry.get("methodId") for entry in log_lines(log)]
+        assert methods == [None, "cli", "oauth"]
+        await app.action_quit()
+
+
+async def test_a_refused_login_at_session_new_offers_the_methods_again(tmp_path: Path) -> None:
+    script = {
+        "prompts": [[]],
+        "auth": {"methods": REFUSING, "accept": "oauth", "refuse": {"cli": "no"}},
+    }
+    app = script_app(tmp_path, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("enter")  # cli: refused
+        await wait_until(
+            pilot, lambda: any("could not log in" in text for text in notices(app)), timeout=60
+        )
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=60)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
+        assert app.controller.failure is None
+        await app.action_quit()

@@ -98,8 +98,8 @@ async def test_bang_echo_runs_here_as_the_users_card_and_is_not_sent(tmp_path: P
         await wait_until(pilot, lambda: entry.status == "completed")
         pane = card.query_one(TerminalPane)
         await wait_until(pilot, lambda: "exit 0" in status_content(pane).plain)
-        await pane.flush()
-        assert "hi" in pane.plain_lines()
+        await wait_until(pilot, lambda: not pane.busy)
+        assert "hi" in pane.view.plain_lines()
         assert entry.tool_call_id == "user-shell-1" and entry.title == "! echo hi"
         assert "run by you" in header_text(entry, tmp_path).plain
         assert turns_ended(app) == 0 and user_text(app) == ""  # the agent was not asked

@@ -12,9 +12,9 @@ import pytest
 from scripted import SETTINGS
 
 import tui.app
-from support import SNAPSHOT_WORKSPACE, settle_cards, turns_ended, wait_until, watch_turns
+from support import SNAPSHOT_WORKSPACE, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.pytest_plugin import PINNED_TIME
+from tui.pytest_plugin import PINNED_TIME, settle_cards
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
 from tui.widgets.failure import AgentFailedScreen
@@ -269,8 +269,7 @@ def test_spec_terminal(snap_compare: Any, snapshot_workspace: Path, tmp_path: Pa
     async def run(pilot: Any) -> None:
         await prompt(app, pilot, "run it")
         await settled(app, pilot)
-        for pane in app.query(TerminalPane):
-            await pane.flush()
+        await wait_until(pilot, lambda: not any(pane.busy for pane in app.query(TerminalPane)))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)

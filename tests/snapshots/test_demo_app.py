@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from support import holding, settle_cards, wait_until
+from support import holding, wait_until
 from tui.demo import DemoApp, DemoSide
-from tui.pytest_plugin import PINNED_TIME
+from tui.pytest_plugin import PINNED_TIME, settle_cards
 from tui.widgets.cards.text import CardText
 from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.terminal.pane import TerminalPane

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from support import settle_cards, turns_ended, wait_until, watch_turns
+from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
-from tui.pytest_plugin import PINNED_TIME
+from tui.pytest_plugin import PINNED_TIME, settle_cards
 from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.prompt.prompt import PromptArea
 from tui.widgets.terminal.header import status_content

@@ -12,11 +12,12 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from agent.tools.hunks import compute_hunks
-from support import diff_drawn, diff_on_screen
+from support import diff_on_screen, diff_rows, screen_lines
 from tui.diff.diffing import DiffContent
 from tui.diff.line_numbers import Anchoring, WorkspaceFiles
-from tui.diff.rows import FoldRow, SplitRow
+from tui.diff.rows import SplitRow
 from tui.permissions import assign_keys
+from tui.pytest_plugin import diff_drawn
 from tui.widgets.diff import panel as diff_panel_module
 from tui.widgets.diff.panel import ASCII_GLYPHS, DiffPanel
 from tui.widgets.diff.review import DiffReviewScreen
@@ -329,24 +330,27 @@ def edit_panel(**kw: Any) -> DiffPanel:
     )
 
 
+def fold_rows(panel: DiffPanel) -> list[int]:
+    """Where the folds are on screen (`⋯ 12 unchanged lines`)."""
+    return [y for y, line in enumerate(screen_lines(panel)) if "unchanged line" in line]
+
+
 async def test_enter_and_click_expand_folds() -> None:
     panel = edit_panel()
     app = DiffHost(panel)
     async with app.run_test(size=(100, 60)) as pilot:
         await diff_on_screen(pilot, panel)
-        folds = [y for y, row in enumerate(panel.rows()) if isinstance(row, FoldRow)]
         before = panel.virtual_size.height
-        assert len(folds) == 4
+        assert len(fold_rows(panel)) == 4
+        assert panel.model is not None and panel.model.fold_count == 4
         panel.focus()
         await pilot.press("enter")  # expands the first fold on screen
-        assert len([r for r in panel.rows() if isinstance(r, FoldRow)]) == 3
+        assert len(fold_rows(panel)) == 3
         assert panel.virtual_size.height > before
-        fold_y = next(y for y, row in enumerate(panel.rows()) if isinstance(row, FoldRow))
-        await pilot.click(DiffPanel, offset=(10, fold_y))
-        assert len([r for r in panel.rows() if isinstance(r, FoldRow)]) == 2
+        await pilot.click(DiffPanel, offset=(10, fold_rows(panel)[0]))
+        assert len(fold_rows(panel)) == 2
         await pilot.press("e")
-        assert not any(isinstance(r, FoldRow) for r in panel.rows())
-        assert panel.model is not None
+        assert fold_rows(panel) == []
         # Header, every new line, and the removed lines: nothing is hidden any more.
         assert panel.virtual_size.height == 1 + len(MODULE_NEW) + panel.model.removed
 
@@ -355,7 +359,7 @@ async def test_auto_split_by_width_and_s_toggles() -> None:
     wide = edit_panel()
     async with DiffHost(wide).run_test(size=(150, 40)) as pilot:
         await diff_on_screen(pilot, wide)
-        assert wide.is_split and any(isinstance(r, SplitRow) for r in wide.rows())
+        assert wide.is_split and any(isinstance(r, SplitRow) for r in diff_rows(wide))
         wide.focus()
         await pilot.press("s")
         assert not wide.is_split and wide.view == "unified"
@@ -374,10 +378,11 @@ async def test_a_new_file_is_never_split() -> None:
     async with DiffHost(new_file).run_test(size=(200, 40)) as pilot:
         await diff_on_screen(pilot, new_file)
         assert not new_file.can_split and not new_file.is_split
-        assert not any(isinstance(r, SplitRow) for r in new_file.rows())
+        assert not any(isinstance(r, SplitRow) for r in diff_rows(new_file))
         new_file.focus()
         await pilot.press("s")
-        assert not new_file.is_split and not any(isinstance(r, SplitRow) for r in new_file.rows())
+        assert not new_file.is_split
+        assert not any(isinstance(r, SplitRow) for r in diff_rows(new_file))
     mixed = DiffPanel(
         [
             whole("/project/hello.py", HELLO_OLD, HELLO_NEW),

@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from support import SNAPSHOT_WORKSPACE, settle_cards, turns_ended, wait_until, watch_turns
+from support import SNAPSHOT_WORKSPACE, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.inspector.traffic import Traffic
+from tui.pytest_plugin import settle_cards
 from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.inspector.panel import InspectorPane
 from tui.widgets.prompt.prompt import PromptArea

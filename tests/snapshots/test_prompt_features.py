@@ -4,15 +4,19 @@ agent (tests/e2e/script_agent.py) in the fixed snapshot workspace."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from support import SNAPSHOT_WORKSPACE, turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
 from tui.pytest_plugin import PINNED_TIME
+from tui.terminal.source import SpecTerminal, TerminalFacts
 from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.prompt.prompt import PromptArea
 from tui.widgets.terminal.pane import TerminalPane
@@ -53,9 +57,19 @@ def test_prompt_with_mentions(snap_compare: Any, snapshot_workspace: Path, tmp_p
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
-def test_bang_card(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) -> None:
+def test_bang_card(
+    snap_compare: Any, snapshot_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`!echo hi`: a terminal card `❯ ! echo hi  ✓ completed · run by you`, its pane with
     `hi` and `✓ exit 0` (timed 0 to 1.25 s: a real run's duration varies); nothing sent."""
+    real_facts = SpecTerminal.facts
+
+    def ran_from_0_to_1_25(terminal: SpecTerminal) -> TerminalFacts:
+        facts = real_facts(terminal)
+        end = facts.end and dataclasses.replace(facts.end, finished_at=1.25)
+        return dataclasses.replace(facts, started_at=0.0, end=end)
+
+    monkeypatch.setattr(SpecTerminal, "facts", ran_from_0_to_1_25)
     app = script_app(tmp_path, {"prompts": [[]]})
 
     async def run(pilot: Any) -> None:
@@ -65,10 +79,7 @@ def test_bang_card(snap_compare: Any, snapshot_workspace: Path, tmp_path: Path) 
         card = app.query_one(ToolCard)
         await wait_until(pilot, lambda: card.entry.status == "completed")
         pane = card.query_one(TerminalPane)
-        await wait_until(pilot, lambda: pane.exited)
-        await pane.flush()
-        pane.started_at = 0.0
-        pane.set_exit(pane.status.exit_code, None, finished_at=1.25)
+        await wait_until(pilot, lambda: pane.exited and not pane.busy)
         await pilot.pause()
         assert turns_ended(app) == 0
 

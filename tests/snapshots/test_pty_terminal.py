@@ -15,6 +15,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
+from support import wait_until
 from tui.terminal.source import SpecTerminal, TerminalFacts, TerminalFeed
 from tui.terminal.terminals import TerminalManager
 from tui.widgets.terminal.pane import TerminalPane
@@ -69,12 +70,10 @@ def test_coloured_ls(snap_compare: Any) -> None:
         await manager.wait_for_exit(tid)
         assert "\x1b[01;34m" in manager.output(tid).output
         source = FixedClock(SpecTerminal(manager, tid))
-        pane = TerminalPane(
-            tid, session_cwd=FIXTURE, clock=lambda: 0.0, started_at=0.0, source=source
-        )
+        pane = TerminalPane(source, session_cwd=FIXTURE, clock=lambda: 0.0, started_at=0.0)
         await app.mount(pane)
         await pilot.pause()
-        await pane.flush()
+        await wait_until(pilot, lambda: not pane.busy)
         await pilot.pause()
         await manager.close_all()
 

@@ -37,8 +37,7 @@ def test_permission_and_plan_at_80x24(
         await wait_until(pilot, lambda: bool(app.query(PermissionPanel)))
         await wait_until(pilot, lambda: len(app.query_one(PlanView).entries) == 6)
         await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
-        for pane in app.query(TerminalPane):
-            await pane.flush()
+        await wait_until(pilot, lambda: not any(pane.busy for pane in app.query(TerminalPane)))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)

@@ -11,6 +11,8 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
+from support import end_display, wait_until
+from tui.terminal.source import TerminalFeed, TerminalState
 from tui.terminal.status import PaneStatus
 from tui.widgets.terminal.pane import TerminalPane
 
@@ -32,11 +34,14 @@ class PaneApp(App[None]):
         yield self.pane
 
 
-def make_pane(command: str, *, cwd: str = "/project", **kwargs: Any) -> TerminalPane:
+def make_pane(
+    command: str, *, cwd: str = "/project", max_chars: int | None = None, **kwargs: Any
+) -> TerminalPane:
+    """A pane following a display terminal, as a card shows an agent's command."""
+    output = TerminalFeed() if max_chars is None else TerminalFeed(max_chars)
     return TerminalPane(
-        "term-1",
+        TerminalState("term-1", cwd=cwd, output=output),
         command=command,
-        cwd=cwd,
         session_cwd=SESSION,
         clock=lambda: 0.0,
         started_at=0.0,
@@ -44,9 +49,13 @@ def make_pane(command: str, *, cwd: str = "/project", **kwargs: Any) -> Terminal
     )
 
 
+def feed(pane: TerminalPane, data: str) -> None:
+    pane.source.output.append(data)
+
+
 def snap(snap_compare: Any, pane: TerminalPane) -> bool:
     async def settle(pilot: Any) -> None:
-        await pane.flush()
+        await wait_until(pilot, lambda: not pane.busy)
         await pilot.pause()
 
     return bool(snap_compare(PaneApp(pane), terminal_size=SIZE, run_before=settle))
@@ -55,39 +64,39 @@ def snap(snap_compare: Any, pane: TerminalPane) -> bool:
 def test_exit_0(snap_compare: Any) -> None:
     """`❯ python3 hello.py`, `✓ exit 0 · 1.2 s` in green (no cwd: it is the session's)."""
     pane = make_pane("python3 hello.py")
-    pane.append("hello, world\n")
-    pane.set_exit(0, None, finished_at=1.25)
+    feed(pane, "hello, world\n")
+    end_display(pane, 0, duration_s=1.25)
     assert snap(snap_compare, pane)
 
 
 def test_exit_3(snap_compare: Any) -> None:
     """`✕ exit 3` in the error colour, the cwd relative to the session (`scripts`)."""
     pane = make_pane("python3 check.py", cwd="/project/scripts")
-    pane.append("checking...\nerror: 2 files differ\n")
-    pane.set_exit(3, None, finished_at=1.25)
+    feed(pane, "checking...\nerror: 2 files differ\n")
+    end_display(pane, 3, duration_s=1.25)
     assert snap(snap_compare, pane)
 
 
 def test_killed_by_sigterm(snap_compare: Any) -> None:
     """`✕ killed by SIGTERM` in the error colour; the output so far stays."""
     pane = make_pane("sleep 600 && echo never")
-    pane.append("waiting for the server\n")
-    pane.set_exit(None, "SIGTERM", finished_at=1.25)
+    feed(pane, "waiting for the server\n")
+    end_display(pane, None, "SIGTERM", duration_s=1.25)
     assert snap(snap_compare, pane)
 
 
 def test_timeout(snap_compare: Any) -> None:
     """`✕ timed out after 60 s`, whatever the exit status of the kill was."""
     pane = make_pane("npm run dev")
-    pane.append("> dev\n> vite\n\n  VITE ready in 312 ms\n")
-    pane.set_exit(None, "SIGKILL", timed_out_after_s=60, finished_at=60.0)
+    feed(pane, "> dev\n> vite\n\n  VITE ready in 312 ms\n")
+    end_display(pane, None, "SIGKILL", 60, duration_s=60.0)
     assert snap(snap_compare, pane)
 
 
 def test_running_with_frozen_spinner(snap_compare: Any) -> None:
     """A running command: `⠋ running · 0.0 s` in the warning colour, a partial last line."""
     pane = make_pane("pytest -q", cwd="/project/tests")
-    pane.append("....F...\n...")
+    feed(pane, "....F...\n...")
     assert snap(snap_compare, pane)
 
 
@@ -95,8 +104,8 @@ def test_truncated_output(snap_compare: Any) -> None:
     """Only the tail is kept (a 2,000-character limit): 6 rows with a scrollbar at the bottom,
     and `▮ 300 lines · 3 KB · truncated` under them."""
     pane = make_pane("seq -f 'line %03g' 300", max_rows=6, max_chars=2_000)
-    pane.append("".join(f"line {i:03d}\n" for i in range(1, 301)))
-    pane.set_exit(0, None, finished_at=1.25)
+    feed(pane, "".join(f"line {i:03d}\n" for i in range(1, 301)))
+    end_display(pane, 0, duration_s=1.25)
     assert snap(snap_compare, pane)
 
 
@@ -104,13 +113,14 @@ def test_ansi_colours(snap_compare: Any) -> None:
     """Bold blue, green, underlined red, 256-colour orange, true-colour violet, reverse video;
     the title-setting OSC and the alternate-screen switch leave no trace."""
     pane = make_pane("ls --color=always")
-    pane.append(
+    feed(
+        pane,
         "\x1b]0;EVIL TITLE\x07\x1b[?1049h"
         "\x1b[1;34msrc\x1b[0m  \x1b[32mrun.sh\x1b[0m  \x1b[4;31mbroken-link\x1b[0m\n"
         "\x1b[38;5;208morange\x1b[0m  \x1b[38;2;170;120;255mviolet\x1b[0m  \x1b[7mreverse\x1b[0m\n"
-        "\x1b[1mbold \x1b[3mitalic\x1b[0m \x1b[2mdim\x1b[0m \x1b[9mstrike\x1b[0m\n"
+        "\x1b[1mbold \x1b[3mitalic\x1b[0m \x1b[2mdim\x1b[0m \x1b[9mstrike\x1b[0m\n",
     )
-    pane.set_exit(0, None, finished_at=1.25)
+    end_display(pane, 0, duration_s=1.25)
     assert snap(snap_compare, pane)
 
 
@@ -119,8 +129,8 @@ def test_progress_bar_with_cr(snap_compare: Any) -> None:
     pane = make_pane("./download.sh")
     for percent in range(0, 101, 10):
         bar = "#" * (percent // 5)
-        pane.append(f"\rdownloading [{bar:<20}] {percent:3d}%")
-    pane.append("\n\x1b[32mdone\x1b[0m\nunpacking [##        ]  20%\runpacking [####")
+        feed(pane, f"\rdownloading [{bar:<20}] {percent:3d}%")
+    feed(pane, "\n\x1b[32mdone\x1b[0m\nunpacking [##        ]  20%\runpacking [####")
     assert snap(snap_compare, pane)
 
 
@@ -150,7 +160,9 @@ def test_agent_truncation_in_the_info_line(snap_compare: Any) -> None:
     """The agent gave the model only the tail of stdout: said once, in the info line, beside
     the one size figure; the output shows no `[output truncated; ...]` line."""
     pane = make_pane("seq 1 400", max_rows=6)
-    pane.append("".join(f"{i}\n" for i in range(1, 401)))
-    pane.set_agent_kept((640, "stdout"))
-    pane.set_exit(0, None, finished_at=1.25)
+    feed(pane, "".join(f"{i}\n" for i in range(1, 401)))
+    display = pane.source
+    assert isinstance(display, TerminalState)
+    display.agent_kept = (640, "stdout")  # read off the agent's `[output truncated; ...]` line
+    end_display(pane, 0, duration_s=1.25)
     assert snap(snap_compare, pane)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -66,3 +68,12 @@ def test_missing_agent_says_not_found_and_quits_non_zero(tty: Start) -> None:
     code = app.wait_exit(timeout=15)
     named = any("not found on PATH" in line for line in lines)
     assert named and code != 0, f"'not found on PATH' shown: {named}, exit code {code}\n{screen}"
+
+
+def test_a_silent_agent_is_stopped_after_the_handshake_timeout(tty: Start) -> None:
+    silent = shlex.join([sys.executable, "-c", "import time; time.sleep(600)"])
+    app = tty(["--agent", silent, "--handshake-timeout", "1"])
+    lines = app.wait_for("did not answer initialize within 1 s", timeout=30)
+    assert any("--handshake-timeout" in line for line in app.wait_stable(0.3)), app.dump()
+    app.send("q")
+    assert app.wait_exit(timeout=15) != 0, "\n".join(lines)

@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from tui.terminal.terminals import MARKER_VARIABLE, TerminalManager, become_subreaper
+from dsh_common.proc_tree import become_subreaper
+from tui.terminal.terminals import MARKER_VARIABLE, TerminalManager
 
 # The grandchild calls setsid only after the middle process has exited.
 SETSID_AFTER_EXIT = """

@@ -24,6 +24,7 @@ from acp.schema import (
 )
 from textual.app import App, ComposeResult
 
+from support import wait_until
 from tui.config import AppConfig
 from tui.state import Change, Conversation
 from tui.widgets.cards.tool_card import ToolCard
@@ -215,8 +216,8 @@ async def test_a_failed_exit_wins_over_completed_and_markers_are_not_repeated(
         assert header(app.card).endswith("✕ exit 1 · agent: completed")
         assert "✓" not in header(app.card)
         assert app.card.has_class("-failed") and not app.card.has_class("-completed")
-        await app.pane.flush()
-        assert app.pane.plain_lines() == []
+        await wait_until(pilot, lambda: not app.pane.busy)
+        assert app.pane.view.plain_lines() == []
         assert "✕ exit 1" in status_content(app.pane).plain
 
 
@@ -234,8 +235,8 @@ async def test_output_keeps_its_last_line_and_drops_only_the_marker(clock: Clock
             },
         )
         await pilot.pause()
-        await app.pane.flush()
-        assert app.pane.plain_lines() == ["no x here"]
+        await wait_until(pilot, lambda: not app.pane.busy)
+        assert app.pane.view.plain_lines() == ["no x here"]
 
 
 async def test_the_agent_truncation_is_said_once_in_the_info_line(clock: Clock) -> None:
@@ -257,14 +258,14 @@ async def test_the_agent_truncation_is_said_once_in_the_info_line(clock: Clock) 
             },
         )
         await pilot.pause()
-        await app.pane.flush()
+        await wait_until(pilot, lambda: not app.pane.busy)
         await pilot.pause()
-        assert app.pane.plain_lines()[-1] == "100000"
+        assert app.pane.view.plain_lines()[-1] == "100000"
         info = str(app.pane.query_one(".terminal-pane--info").render())
         assert info == (
             "▮ 100,000 lines · 575 KB · the agent gave the model only the last 62 KB of stdout"
         )
-        assert "[output truncated" not in "\n".join(app.pane.plain_lines())
+        assert "[output truncated" not in "\n".join(app.pane.view.plain_lines())
 
 
 @pytest.mark.parametrize("replayed", [False, True])

@@ -9,6 +9,7 @@ import pytest
 from acp.schema import FileEditToolCallContent, ToolCallProgress, ToolCallStart
 from textual.app import App, ComposeResult
 
+from support import diff_rows
 from tui.diff.diffing import DiffContent, build_diff
 from tui.diff.line_numbers import (
     Anchoring,
@@ -359,7 +360,7 @@ async def card_numbers(pilot: Any, app: CardHost) -> list[tuple[str, int | None,
     await pilot.pause()
     return [
         (r.kind, r.old_no, r.new_no)
-        for r in panel.rows()
+        for r in diff_rows(panel)
         if isinstance(r, LineRow) and r.kind != "context"
     ]
 

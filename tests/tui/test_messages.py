@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from support import wait_until
+from support import shown_text, wait_until
 from tui.widgets.transcript.messages import AgentMessage, StreamingMarkdown, ThoughtMessage
 
 
@@ -50,7 +50,7 @@ async def test_a_burst_of_chunks_is_drawn_in_a_few_appends(
         assert message.is_streaming
         await wait_until(pilot, lambda: not message.is_streaming)
         expected = "start " + "".join(f"w{index} " for index in range(1000))
-        assert message.source == expected == message.shown_text
+        assert message.source == expected == shown_text(message)
         assert 1 <= len(appended) <= 3
 
 

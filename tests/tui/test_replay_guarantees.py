@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from replay_lines import SESSION, edit, line, session, write
 
-from support import wait_until
+from support import diff_rows, wait_until
 from tui.diff.rows import LineRow
 from tui.replay import agent as replay_agent
 from tui.replay.agent import ReplayAgent
@@ -39,7 +39,7 @@ async def played_numbers(
         await pilot.pause()
         rows = [
             (r.kind, r.old_no, r.new_no)
-            for r in panel.rows()
+            for r in diff_rows(panel)
             if isinstance(r, LineRow) and r.kind != "context"
         ]
         conversation = app.controller.conversation

@@ -7,10 +7,11 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.text import Text
 
 from tui.sanitize import sanitize_text, strip_control
-from tui.terminal.sgr import to_rich_text
-from tui.terminal.stream import TerminalScreenBuffer, terminal_text_to_lines
+from tui.terminal.sgr import styled_line
+from tui.terminal.stream import TerminalScreenBuffer
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -83,7 +84,7 @@ def test_long_lines_wrap_and_memory_is_bounded() -> None:
 def test_sgr_is_kept_and_renders_with_rich() -> None:
     lines = feed_all(["\x1b[1;31mred\x1b[0m plain \x1b[38;5;0mblack\n"])
     assert len(lines) == 1
-    text = to_rich_text(lines[0])
+    text = styled_line(lines[0])
     assert text.plain == "red plain black"
     styles = {text.plain[s.start : s.end]: s.style for s in text.spans}
     red = styles["red"]
@@ -100,14 +101,14 @@ def test_sgr_is_kept_and_renders_with_rich() -> None:
 def test_style_carries_over_to_the_next_line() -> None:
     # Each stored line is rendered alone, so it must start with the pen it inherits.
     lines = feed_all(["\x1b[32mgreen\nstill green\x1b[0m plain\n"])
-    second = to_rich_text(lines[1])
+    second = styled_line(lines[1])
     assert second.plain == "still green plain"
     assert [(s.start, s.end) for s in second.spans] == [(0, 11)]
 
 
 def test_overwrite_keeps_per_cell_styles() -> None:
     lines = feed_all(["\x1b[31mAAAA\x1b[0m\r\x1b[34mB\n"])
-    text = to_rich_text(lines[0])
+    text = styled_line(lines[0])
     assert text.plain == "BAAA"
     colours = [(text.plain[s.start : s.end], s.style.color.number) for s in text.spans]  # type: ignore[union-attr]
     assert colours == [("B", 4), ("AAA", 1)]
@@ -240,7 +241,7 @@ def test_any_input_is_safe_and_chunking_does_not_matter(frags: list[str], cuts: 
     for line in whole:
         assert not CONTROL.search(SGR.sub("", line)), repr(line)
         assert "\x1b" not in SGR.sub("", line)
-        to_rich_text(line)  # never raises
+        styled_line(line)  # never raises
 
 
 @settings(max_examples=200, deadline=None)
@@ -250,8 +251,6 @@ def test_strip_control_and_sanitize_text_are_safe(text: str) -> None:
     assert not CONTROL.search(stripped)
     cleaned = sanitize_text(text)
     assert not CONTROL.search(cleaned.replace("\n", "").replace("\t", ""))
-    kept = sanitize_text(text, keep_sgr=True)
-    assert not CONTROL.search(SGR.sub("", kept).replace("\n", "").replace("\t", ""))
 
 
 # ---------------------------------------------------------------------------- one-shot helpers
@@ -260,14 +259,13 @@ def test_strip_control_for_titles() -> None:
     assert strip_control(raw) == "Run tests now2J"
 
 
-def test_sanitize_text_keeps_lines_and_optionally_sgr() -> None:
+def test_sanitize_text_keeps_lines_and_tabs_only() -> None:
     raw = "a\r\nb\rc\x1b]0;t\x07\x1b[31md\x1b[?25l\te"
     assert sanitize_text(raw) == "a\nb\ncd\te"
-    assert sanitize_text(raw, keep_sgr=True) == "a\nb\nc\x1b[31md\te"
 
 
-def test_terminal_text_to_lines() -> None:
-    assert [plain(x) for x in terminal_text_to_lines("a\rb\n\x1b[1mc")] == ["b", "c"]
+def test_a_finished_partial_line_is_a_line() -> None:
+    assert [plain(x) for x in feed_all(["a\rb\n\x1b[1mc"])] == ["b", "c"]
 
 
 # ---------------------------------------------------------------------------- styled lines
@@ -287,7 +285,7 @@ def test_stored_lines_parse_once_into_what_rich_reads(frags: list[str]) -> None:
     buffer.finish()
     for number, line in enumerate(buffer.lines):
         styled = buffer.styled(number)
-        expected = to_rich_text(line)
+        expected = Text.from_ansi(line, end="", no_wrap=True)  # Rich's general decoder
         assert styled is not None
         assert styled.plain == expected.plain
         assert styled.spans == expected.spans

@@ -23,8 +23,8 @@ from textual.geometry import Offset
 from textual.selection import Selection
 from textual.strip import Strip
 
-from support import wait_until
-from tui.terminal.source import SpecTerminal
+from support import end_display, wait_until
+from tui.terminal.source import SpecTerminal, TerminalFeed, TerminalState
 from tui.terminal.stream import TerminalScreenBuffer
 from tui.terminal.terminals import TerminalManager
 from tui.widgets.terminal.header import status_content
@@ -72,10 +72,23 @@ class Host(App[None]):
         self.marks.append(self.panes[0].busy)
 
 
-def pane(**kwargs: Any) -> TerminalPane:
+def pane(*, cwd: str | None = None, max_chars: int | None = None, **kwargs: Any) -> TerminalPane:
+    """A pane following a display terminal, as a card shows an agent's command."""
+    output = TerminalFeed() if max_chars is None else TerminalFeed(max_chars)
     kwargs.setdefault("command", "make test")
     kwargs.setdefault("session_cwd", SESSION)
-    return TerminalPane("term-1", **kwargs)
+    return TerminalPane(TerminalState("term-1", cwd=cwd, output=output), **kwargs)
+
+
+def feed(p: TerminalPane, data: str) -> None:
+    """Output arrives, as from the agent's `_meta.terminal_output`."""
+    p.source.output.append(data)
+
+
+async def shown(pilot: Any, *panes: TerminalPane) -> None:
+    """Until the panes show all the output that arrived."""
+    await wait_until(pilot, lambda: not any(p.busy for p in panes))
+    await pilot.pause()
 
 
 def strip_text(strip: Strip) -> str:
@@ -127,33 +140,33 @@ async def test_deltas_and_one_chunk_show_the_same_lines() -> None:
     streamed, whole = pane(), pane()
     async with Host(streamed, whole).run_test() as pilot:
         for ch in text:
-            streamed.append(ch)
-        whole.append(text)
-        await streamed.flush()
-        await whole.flush()
-        await pilot.pause()
-        assert streamed.plain_lines() == whole.plain_lines() == ["one", "two green", "three"]
+            feed(streamed, ch)
+        feed(whole, text)
+        await shown(pilot, streamed, whole)
+        assert (
+            streamed.view.plain_lines() == whole.view.plain_lines() == ["one", "two green", "three"]
+        )
         assert streamed.received_bytes == whole.received_bytes == len(text.encode())
 
 
 async def test_carriage_return_redraws_the_line_live() -> None:
     p = pane()
     async with Host(p).run_test() as pilot:
-        p.append("downloading  10%")
+        feed(p, "downloading  10%")
         await pilot.pause()
-        assert p.plain_lines() == ["downloading  10%"]  # the partial line is shown
-        p.append("\rdownloading  55%")
+        assert p.view.plain_lines() == ["downloading  10%"]  # the partial line is shown
+        feed(p, "\rdownloading  55%")
         await pilot.pause()
         assert screen_rows(p) == ["downloading  55%"]
-        p.append("\rdownloading 100%\ndone\n")
+        feed(p, "\rdownloading 100%\ndone\n")
         await pilot.pause()
-        assert p.plain_lines() == ["downloading 100%", "done"]
+        assert p.view.plain_lines() == ["downloading 100%", "done"]
 
 
 async def test_ansi_colours_become_styles_and_nothing_raw_reaches_the_screen() -> None:
     p = pane()
     async with Host(p).run_test() as pilot:
-        p.append("\x1b]0;EVIL TITLE\x07\x1b[?1049h\x1b[31mred\x1b[0m plain\x1b]52;c;AAAA\x07\n")
+        feed(p, "\x1b]0;EVIL TITLE\x07\x1b[?1049h\x1b[31mred\x1b[0m plain\x1b]52;c;AAAA\x07\n")
         await pilot.pause()
         strip = p.view.render_line(0)
         assert strip_text(strip).rstrip() == "red plain"
@@ -168,22 +181,21 @@ async def test_ansi_colours_become_styles_and_nothing_raw_reaches_the_screen() -
 async def test_invalid_text_is_replaced_not_a_crash() -> None:
     p = pane()
     async with Host(p).run_test() as pilot:
-        p.append("bad \udcff byte\n")
+        feed(p, "bad \udcff byte\n")
         await pilot.pause()
-        assert p.plain_lines() == ["bad ? byte"]
+        assert p.view.plain_lines() == ["bad ? byte"]
         p.app.export_screenshot()  # renders and encodes the whole screen
 
 
 async def test_output_appended_before_mount_is_shown() -> None:
     small, big = pane(), pane()
-    small.append("early line\n")
-    big.append("".join(f"line {i}\n" for i in range(20_000)))  # over the immediate-parse size
+    feed(small, "early line\n")
+    feed(big, "".join(f"line {i}\n" for i in range(20_000)))  # over the immediate-parse size
     async with Host(small, big).run_test() as pilot:
-        await big.flush()
-        await pilot.pause()
-        assert small.plain_lines() == ["early line"]
+        await shown(pilot, big)
+        assert small.view.plain_lines() == ["early line"]
         assert big.line_count == 20_000
-        assert big.plain_lines()[-1] == "line 19999"
+        assert big.view.plain_lines()[-1] == "line 19999"
 
 
 # ---------------------------------------------------------------------------- header
@@ -206,7 +218,7 @@ async def test_exit_badges(
     async with Host(p).run_test() as pilot:
         assert status_content(p).plain == "src · ⠋ running · 0.0 s"
         clock.now = 102.5
-        p.set_exit(exit_code, sig, timeout)
+        end_display(p, exit_code, sig, timeout)
         await pilot.pause()
         assert status_content(p).plain == f"src · {badge} · 2.5 s"
         assert p.has_class("-failed") is failed
@@ -217,20 +229,23 @@ async def test_exit_badges(
 async def test_duration_without_an_injected_clock_is_still_computed() -> None:
     p = pane(started_at=10.0)
     async with Host(p).run_test():
-        p.set_exit(0, None, finished_at=11.5)
+        end_display(p, 0, duration_s=1.5)
         assert p.duration == 1.5
         assert status_content(p).plain.endswith("1.5 s")
 
 
-async def test_prompt_line_and_command_update() -> None:
-    p = pane(command=None)
-    async with Host(p).run_test() as pilot:
-        header = p.query_one(".terminal-pane--command")
+async def test_prompt_line_and_cwd() -> None:
+    unnamed, named = pane(command=None), pane(command="pytest -q\x1b]0;x\x07")
+    async with Host(unnamed, named).run_test() as pilot:
+        header = unnamed.query_one(".terminal-pane--command")
         assert str(header.render()) == "❯ command"  # not the id, term-1
-        p.set_command("pytest -q\x1b]0;x\x07", cwd="/project/tests")
+        assert str(named.query_one(".terminal-pane--command").render()) == "❯ pytest -q"
+        state = unnamed.source
+        assert isinstance(state, TerminalState)
+        state.cwd = "/project/tests"  # the agent's `_meta.terminal_info` came
+        state.changed()
         await pilot.pause()
-        assert str(header.render()) == "❯ pytest -q"
-        assert status_content(p).plain.startswith("tests · ")
+        assert status_content(unnamed).plain.startswith("tests · ")
 
 
 async def test_a_long_cwd_keeps_its_deep_end() -> None:
@@ -247,7 +262,7 @@ async def test_the_spinner_moves_on_the_transcripts_tick_and_stops_at_the_end() 
         assert status_content(p).plain == "⠋ running · 0.0 s"  # no timer of its own
         p.tick(3)
         assert status_content(p).plain == "⠸ running · 0.0 s"
-        p.set_exit(0)
+        end_display(p, 0)
         done = status_content(p).plain
         p.tick(4)
         assert status_content(p).plain == done
@@ -257,7 +272,7 @@ async def test_ascii_glyphs() -> None:
     p = pane(ascii_glyphs=True, cwd="/project/src", clock=Clock())
     async with Host(p).run_test() as pilot:
         assert status_content(p).plain == "src - | running - 0.0 s"
-        p.set_exit(0, finished_at=p.started_at + 1)
+        end_display(p, 0, duration_s=1.0)
         await pilot.pause()
         assert status_content(p).plain == "src - ok exit 0 - 1.0 s"
         assert str(p.query_one(".terminal-pane--command").render()) == "> make test"
@@ -266,7 +281,7 @@ async def test_ascii_glyphs() -> None:
 async def test_selected_text_is_plain() -> None:
     p = pane()
     async with Host(p).run_test() as pilot:
-        p.append("\x1b[31mred\x1b[0m line\nsecond\n")
+        feed(p, "\x1b[31mred\x1b[0m line\nsecond\n")
         await pilot.pause()
         selected = p.view.get_selection(Selection(Offset(4, 0), Offset(3, 1)))
         assert selected == ("line\nsec", "\n")
@@ -275,7 +290,7 @@ async def test_selected_text_is_plain() -> None:
 async def test_no_output_is_said() -> None:
     p = pane()
     async with Host(p).run_test() as pilot:
-        p.set_exit(0)
+        end_display(p, 0)
         await pilot.pause()
         info = p.query_one(".terminal-pane--info")
         assert info.display and str(info.render()) == "(no output)"
@@ -286,11 +301,11 @@ async def test_no_output_is_said() -> None:
 async def test_height_is_capped_and_the_info_line_counts_lines() -> None:
     p = pane(max_rows=5)
     async with Host(p).run_test() as pilot:
-        p.append("".join(f"line {i}\n" for i in range(3)))
+        feed(p, "".join(f"line {i}\n" for i in range(3)))
         await pilot.pause()
         info = p.query_one(".terminal-pane--info")
         assert p.view.size.height == 3 and not info.display
-        p.append("".join(f"line {i}\n" for i in range(3, 1204)))
+        feed(p, "".join(f"line {i}\n" for i in range(3, 1204)))
         await pilot.pause()
         assert p.view.size.height == 5
         assert info.display
@@ -302,9 +317,9 @@ async def test_truncation_drops_the_head_and_says_so() -> None:
     p = pane(max_chars=2_000, max_rows=5)
     async with Host(p).run_test() as pilot:
         for i in range(500):
-            p.append(f"line {i:03d}\n")
+            feed(p, f"line {i:03d}\n")
         await pilot.pause()
-        lines = p.plain_lines()
+        lines = p.view.plain_lines()
         assert p.truncated
         assert lines[-1] == "line 499"
         assert sum(len(line) + 1 for line in lines) <= 2_000
@@ -318,10 +333,9 @@ async def test_a_burst_bigger_than_the_limit_keeps_the_tail() -> None:
     p = pane(max_chars=100_000)
     data = "".join(f"\x1b[3{i % 8}mline {i:06d}\x1b[0m\n" for i in range(50_000))
     async with Host(p).run_test() as pilot:
-        p.append(data)
-        await p.flush()
-        await pilot.pause()
-        lines = p.plain_lines()
+        feed(p, data)
+        await shown(pilot, p)
+        lines = p.view.plain_lines()
         assert p.truncated
         assert lines[-1] == "line 049999"
         assert lines == [f"line {i:06d}" for i in range(50_000 - len(lines), 50_000)]
@@ -335,7 +349,7 @@ async def test_a_burst_bigger_than_the_limit_keeps_the_tail() -> None:
 async def test_the_view_follows_the_tail_until_the_user_scrolls_up() -> None:
     p = pane(max_rows=5)
     async with Host(p).run_test() as pilot:
-        p.append("".join(f"line {i}\n" for i in range(100)))
+        feed(p, "".join(f"line {i}\n" for i in range(100)))
         await pilot.pause()
         view = p.view
         assert view.following and view.scroll_y == view.max_scroll_y
@@ -344,14 +358,14 @@ async def test_the_view_follows_the_tail_until_the_user_scrolls_up() -> None:
         view.scroll_home(animate=False, immediate=True)
         await pilot.pause()
         assert not view.following
-        p.append("".join(f"line {i}\n" for i in range(100, 200)))
+        feed(p, "".join(f"line {i}\n" for i in range(100, 200)))
         await pilot.pause()
         assert view.scroll_y == 0
         assert screen_rows(p)[0] == "line 0"
 
         view.scroll_end(animate=False, immediate=True)
         await pilot.pause()
-        p.append("line 200\n")
+        feed(p, "line 200\n")
         await pilot.pause()
         assert view.following and screen_rows(p)[-1] == "line 200"
 
@@ -359,13 +373,13 @@ async def test_the_view_follows_the_tail_until_the_user_scrolls_up() -> None:
 async def test_scrolled_up_view_keeps_its_lines_while_the_head_is_dropped() -> None:
     p = pane(max_rows=5, max_chars=1_000)
     async with Host(p).run_test() as pilot:
-        p.append("".join(f"line {i:03d}\n" for i in range(60)))
+        feed(p, "".join(f"line {i:03d}\n" for i in range(60)))
         await pilot.pause()
         view = p.view
         view.scroll_to(y=view.max_scroll_y - 20, animate=False, immediate=True)
         await pilot.pause()
         before = screen_rows(p)
-        p.append("".join(f"line {i:03d}\n" for i in range(60, 70)))
+        feed(p, "".join(f"line {i:03d}\n" for i in range(60, 70)))
         await pilot.pause()
         assert screen_rows(p) == before
 
@@ -379,13 +393,12 @@ async def test_keys_are_handled_while_a_big_burst_is_parsed() -> None:
     )
     app = Host(p)
     async with app.run_test() as pilot:
-        p.append(data)
+        feed(p, data)
         assert p.busy
         await pilot.press("x")
-        await p.flush()
-        await pilot.pause()
+        await shown(pilot, p)
         assert app.marks == [True]  # handled before the burst was done
-        assert p.plain_lines()[-1] == "PASSED tests/test_059999.py::test_thing 2"
+        assert p.view.plain_lines()[-1] == "PASSED tests/test_059999.py::test_thing 2"
 
 
 # ---------------------------------------------------------------------------- real processes
@@ -400,16 +413,13 @@ async def test_a_real_process_through_the_terminal_manager(tmp_path: Path) -> No
         "sys.exit(3)\n"
     )
     terminal_id = await manager.create(sys.executable, ["-c", script])
-    p = TerminalPane(
-        terminal_id, session_cwd=tmp_path.parent, source=SpecTerminal(manager, terminal_id)
-    )
+    p = TerminalPane(SpecTerminal(manager, terminal_id), session_cwd=tmp_path.parent)
     try:
         async with Host(p).run_test() as pilot:
             await manager.wait_for_exit(terminal_id)
             await wait_until(pilot, lambda: p.exited)
-            await p.flush()
-            await pilot.pause()
-            assert p.plain_lines() == ["progress 100%", "ok done"]
+            await shown(pilot, p)
+            assert p.view.plain_lines() == ["progress 100%", "ok done"]
             assert p.status.exit_code == 3
             assert status_content(p).plain.startswith(f"{tmp_path.name} · ✕ exit 3 · ")
             assert p.command is not None and p.command.startswith(shlex.quote(sys.executable))
@@ -428,10 +438,10 @@ async def test_a_killed_process_shows_its_signal_and_replays_into_a_late_pane(
         await wait_until_output(manager, terminal_id, "started")
         await manager.kill(terminal_id)
         source = SpecTerminal(manager, terminal_id)
-        p = TerminalPane(terminal_id, session_cwd=tmp_path, source=source)  # after the fact
+        p = TerminalPane(source, session_cwd=tmp_path)  # after the fact
         async with Host(p).run_test() as pilot:
             await pilot.pause()
-            assert p.plain_lines() == ["started"]
+            assert p.view.plain_lines() == ["started"]
             assert "✕ killed by SIGTERM" in status_content(p).plain
     finally:
         await manager.close_all()
@@ -465,7 +475,7 @@ async def test_removing_the_pane_unsubscribes(tmp_path: Path) -> None:
 
         manager.subscribe = counted  # type: ignore[method-assign]
         source = SpecTerminal(manager, terminal_id)
-        p = TerminalPane(terminal_id, session_cwd=tmp_path, source=source)
+        p = TerminalPane(source, session_cwd=tmp_path)
         async with Host(p).run_test() as pilot:
             assert subscriptions == ["on"]
             await p.remove()

@@ -86,3 +86,23 @@ def test_an_ended_status_stays_until_an_exit() -> None:
     assert card_status(stopped, card("completed"), had_output=False) is stopped
     done = exited(TerminalEnd(0))
     assert card_status(done, card("failed"), had_output=False) is done
+
+
+@pytest.mark.parametrize(("code", "signal"), [(3, None), (None, "9"), (None, "SIGTERM")])
+def test_the_card_and_its_pane_say_a_failure_alike(code: int | None, signal: str | None) -> None:
+    """The tool card's header states a failed exit in the words of its pane's header."""
+    from tui.terminal.source import TerminalState
+    from tui.widgets.cards.header import exit_failure
+
+    terminal = TerminalState("term-1", exit_code=code, signal=signal, exited=True)
+    assert exit_failure(card("completed", terminal=terminal)) == words(
+        exited(TerminalEnd(code, signal))
+    )
+
+
+def test_a_clean_exit_is_no_failure_on_the_card() -> None:
+    from tui.terminal.source import TerminalState
+    from tui.widgets.cards.header import exit_failure
+
+    terminal = TerminalState("term-1", exit_code=0, exited=True)
+    assert exit_failure(card("completed", terminal=terminal)) is None

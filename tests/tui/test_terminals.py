@@ -516,19 +516,19 @@ async def test_the_users_terminals_are_not_the_agents(mgr: TerminalManager) -> N
 async def test_close_all_scans_proc_once_not_once_per_terminal(
     mgr: TerminalManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tui.terminal.process_tree as process_tree
+    from dsh_common import proc_tree
 
     for _ in range(12):
         await mgr.create("sleep", ["30"])
     scans = 0
-    real = process_tree.proc_table
+    real = proc_tree.scan
 
-    def counted() -> dict[int, tuple[int, int, str]] | None:
+    def counted() -> proc_tree.ProcTable | None:
         nonlocal scans
         scans += 1
         return real()
 
-    monkeypatch.setattr(process_tree, "proc_table", counted)
+    monkeypatch.setattr(proc_tree, "scan", counted)
     async with asyncio.timeout(TIMEOUT):
         await mgr.close_all()
     assert scans == 1

@@ -103,3 +103,18 @@ def test_an_unreadable_file_is_a_problem(tmp_path: Path) -> None:
     path.write_bytes(b"agent = '\xff'\n")
     (problem,) = load(path).problems
     assert "cannot be read" in problem
+
+
+def test_the_handshake_timeout_is_a_positive_number_of_seconds() -> None:
+    assert parse("handshake_timeout = 90\n", FILE).handshake_timeout == 90.0
+    assert parse("handshake_timeout = 2.5\n", FILE).handshake_timeout == 2.5
+    for value, problem in (
+        ('"90"', "must be a number of seconds"),
+        ("true", "must be a number of seconds"),
+        ("0", "must be more than 0 and at most 3600 seconds"),
+        ("-1", "must be more than 0 and at most 3600 seconds"),
+        ("7200", "must be more than 0 and at most 3600 seconds"),
+    ):
+        config = parse(f"handshake_timeout = {value}\nagent = 'kept'\n", FILE)
+        assert config.handshake_timeout is None and config.agent == "kept"
+        assert config.problems == (f"{FILE}: handshake_timeout: {problem}",)

@@ -62,7 +62,9 @@ def resolve(agent: str | None) -> Agent:
     """The agent to start, found as dsh-tui finds it. Raises SystemExit with the reason."""
     from tui.settings_cli import effective, resolve_agent
 
-    flags = argparse.Namespace(agent=agent, terminal=None, log_dir=None, mcp=[], no_mcp=True)
+    flags = argparse.Namespace(
+        agent=agent, terminal=None, log_dir=None, handshake_timeout=None, mcp=[], no_mcp=True
+    )
     choice = resolve_agent(effective(flags))
     if not choice.runnable:
         raise SystemExit(f"dsh-tui check: {choice.label or choice.command_line}: {choice.why}")

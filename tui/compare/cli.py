@@ -110,8 +110,8 @@ def run_compare(argv: Sequence[str]) -> None:
         setup = compare_setup(args)
     except SpecError as error:
         raise SystemExit(f"dsh-tui compare: {error}") from error
+    from dsh_common.proc_tree import become_subreaper
     from tui.heap import freeze_startup_heap
-    from tui.terminal.terminals import become_subreaper
     from tui.widgets.compare.screen import CompareApp
 
     # As the app does: a daemon that double-forks away from a side's terminal is reparented
@@ -143,9 +143,9 @@ def run_demo(argv: Sequence[str]) -> None:
     args = parser.parse_args(argv)
     if args.pace < 0:
         parser.error("--pace must be 0 or more seconds")
+    from dsh_common.proc_tree import become_subreaper
     from tui.demo import DemoApp
     from tui.heap import freeze_startup_heap
-    from tui.terminal.terminals import become_subreaper
 
     become_subreaper()
     freeze_startup_heap()

@@ -24,6 +24,8 @@ LoginMethod = AuthMethodAgent | AuthMethodEnvVar | AuthMethodTerminal
 LoginChooser = Callable[[list[LoginMethod]], Awaitable[str | None]]
 # The values for an env_var method's variables, or None when the user backs out.
 EnvAsker = Callable[[AuthMethodEnvVar], Awaitable[dict[str, str] | None]]
+# Tells the user why an `authenticate` failed, before the methods are offered again.
+LoginFailed = Callable[[str], None]
 T = TypeVar("T")
 
 
@@ -64,16 +66,29 @@ def methods_text(init: InitializeResponse) -> str:
     return ", ".join(named) or "none"
 
 
+def refusal_text(method: LoginMethod, error: RequestError) -> str:
+    """Why an `authenticate` failed, with the method's own instructions: an agent that cannot
+    log in by itself often says there what to do instead (`Run claude /login`)."""
+    details = error.data.get("details") if isinstance(error.data, dict) else None
+    said = clean_line(str(error)) + (f" ({clean_line(str(details))})" if details else "")
+    text = f"the agent could not log in with {clean_line(method.name) or method.id!r}: {said}"
+    if method.description:
+        text += f". It says: {clean_line(method.description)}"
+    return text
+
+
 async def with_login(
     open_session: Callable[[], Awaitable[T]],
     conn: ClientSideConnection,
     init: InitializeResponse,
     choose: LoginChooser | None,
     ask_env: EnvAsker | None = None,
+    failed: LoginFailed | None = None,
 ) -> T:
     """`open_session()`, and after an `auth_required` a login and one retry. Raises the
     RequestError (with the methods named) when there is no method to use or the user declines,
-    and `Relaunch` once an env_var method's values are given."""
+    and `Relaunch` once an env_var method's values are given. An `authenticate` the agent
+    refuses is told to `failed` and the methods are offered again (without `failed`, raised)."""
     try:
         return await open_session()
     except RequestError as error:
@@ -94,11 +109,18 @@ async def with_login(
             method = next(m for m in methods if m.id == method_id)
             if isinstance(method, AuthMethodTerminal):
                 raise TerminalLogin(method) from None
-            if not isinstance(method, AuthMethodEnvVar):
-                break
-            assert ask_env is not None
-            values = await ask_env(method)
-            if values is not None:
-                raise Relaunch(values) from None
-    await conn.authenticate(method_id=method_id)
+            if isinstance(method, AuthMethodEnvVar):
+                assert ask_env is not None
+                values = await ask_env(method)
+                if values is not None:
+                    raise Relaunch(values) from None
+                continue
+            try:
+                await conn.authenticate(method_id=method_id)
+            except RequestError as refused:
+                if failed is None:
+                    raise RequestError(refused.code, refusal_text(method, refused)) from refused
+                failed(refusal_text(method, refused))
+                continue
+            break
     return await open_session()

@@ -32,8 +32,8 @@ MAX_QUEUED_LINES = 10_000
 MAX_QUEUED_BYTES = 256 * 1024 * 1024
 IDLE_POLL_S = 0.005
 """How often the writer looks for lines when it has none. Polling keeps the loop's side to a
-deque append: waking the thread for each line (a Condition, as queue.Queue does) cost the loop
-about half again on a stream of small messages (bench/bench_record.py)."""
+deque append: waking the thread for each line (a Condition, as queue.Queue does) slowed the loop
+down on a stream of small messages."""
 BATCH_BYTES = 1024 * 1024
 
 # seconds, direction, the line, whether it is valid JSON, its size when dropped at the cap,

@@ -31,7 +31,7 @@ from tui.agent_log import read_tail
 from tui.agent_text import clean, clean_error
 from tui.capabilities import can_list, can_load, can_resume
 from tui.connection.client import ClientSink, TuiClient
-from tui.connection.login import EnvAsker, LoginChooser, with_login
+from tui.connection.login import EnvAsker, LoginChooser, LoginFailed, with_login
 from tui.connection.mcp import MaskingTap, SdkServer, for_agent
 from tui.connection.recording import Recorder
 from tui.connection.taps import joined
@@ -305,6 +305,7 @@ async def negotiate(
     choose: SessionChooser | None,
     login: LoginChooser | None = None,
     ask_env: EnvAsker | None = None,
+    login_failed: LoginFailed | None = None,
 ) -> tuple[InitializeResponse, OpenedSession]:
     """initialize, then a session; a refusal or an exit here is an AgentFailed."""
     try:
@@ -327,11 +328,17 @@ async def negotiate(
             init,
             login,
             ask_env,
+            login_failed,
         )
     except HandshakeTimeout as error:
         with contextlib.suppress(ProcessLookupError, OSError):
             process.kill()
-        raise await describe_failure(spec, process, f"{error}; it was stopped") from error
+        reason = (
+            f"{error}; it was stopped "
+            "(for an agent that starts slower: --handshake-timeout, or handshake_timeout in "
+            "the settings file)"
+        )
+        raise await describe_failure(spec, process, reason) from error
     except ConnectionError as error:
         raise await describe_failure(spec, process, "the agent exited during start-up") from error
     except RequestError as error:
@@ -352,6 +359,7 @@ async def open_session(
     clock: Callable[[], float] = time.monotonic,
     login: LoginChooser | None = None,
     ask_env: EnvAsker | None = None,
+    login_failed: LoginFailed | None = None,
     capabilities: ClientCapabilities | None = None,
     make_client: ClientFactory = TuiClient,
 ) -> AsyncIterator[AgentConnection]:
@@ -391,7 +399,7 @@ async def open_session(
         conn = ClientSideConnection(client, transport)
         stack.push_async_callback(close_connection, conn)
         init, opened = await negotiate(
-            conn, spec, process, capabilities, sink, resume, choose, login, ask_env
+            conn, spec, process, capabilities, sink, resume, choose, login, ask_env, login_failed
         )
         yield AgentConnection(
             spec,

@@ -267,6 +267,7 @@ class SessionController:
                         login=login,
                         ask_env=ask_env,
                         capabilities=capabilities,
+                        login_failed=self.login_failed,
                     ) as session:
                         self._connected(session)
                         await self.apply_defaults(session, *defaults)
@@ -325,6 +326,10 @@ class SessionController:
             self.conversation.end_turn()  # and the replayed calls are history
         self._queue_shown()
 
+    def login_failed(self, why: str) -> None:
+        """The agent refused a login: said in the transcript, then its methods come again."""
+        self.notice(why, "error")
+
     def fail(self, failure: AgentFailed) -> None:
         """The agent is gone: its open questions are answered cancelled and its running calls
         stop spinning; the observer decides what to say and whether to retry."""
@@ -363,7 +368,7 @@ class SessionController:
             await self.run_turn(session, text, show=attempts == 1 and not shown)
 
         try:
-            await with_login(attempt, session.conn, session.init, login, ask_env)
+            await with_login(attempt, session.conn, session.init, login, ask_env, self.login_failed)
         except (Relaunch, TerminalLogin):
             self.queued.insert(0, text)
             self._retry_shown = text

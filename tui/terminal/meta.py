@@ -8,20 +8,20 @@ facts of the terminal, shown as badges, instead of output. Pure Python, no Textu
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from dsh_common.bash_markers import (
+    EXIT_MARKER,
+    NO_OUTPUT,
+    SIGNAL_MARKER,
+    TIMEOUT_MARKER,
+    TRUNCATED_MARKER,
+)
 from tui.terminal.source import TerminalState
 
 if TYPE_CHECKING:
     from tui.state import ToolCallEntry
 
-# The bash tool's closing marker lines (agent/tools/bash.py `render_output`). Their numbers
-# are bounded in length: a longer one is no marker of ours and stays output, as it came.
-EXIT_MARKER = re.compile(r"\[exit code: (\d{1,10})\]")
-SIGNAL_MARKER = re.compile(r"\[killed by signal: [^\]\n]+\]")
-TIMEOUT_MARKER = re.compile(r"\[timed out after (\d{1,13})ms\]")
-TRUNCATED_MARKER = re.compile(r"\[output truncated; kept the last (\d{1,19}) bytes of ([^\]\n]+)\]")
 # What a value in `_meta` may be: an exit code as the spec's (a uint32), a duration of up to
 # about 30 years. Anything beyond is ignored (and said, once per update), not shown.
 MAX_EXIT_CODE = 2**32 - 1
@@ -109,7 +109,7 @@ def take_markers(terminal: TerminalState, data: str, exit_info: object) -> str:
         taken = True
     if not taken:
         return data
-    if lines == ["(no output)"] and not terminal.output.chars:
+    if lines == [NO_OUTPUT] and not terminal.output.chars:
         return ""
     return "\n".join(lines) + "\n" if lines else ""
 

@@ -2,7 +2,7 @@
 
 Kill must reach the whole tree: the command's process group, descendants that left it with
 setsid (found through /proc on Linux), and daemons that double-forked away from the tree. For
-the last, dsh-tui is a child subreaper (`become_subreaper`), so they are reparented to it, and
+the last, dsh-tui is a child subreaper (`dsh_common.proc_tree`), so they are reparented to it, and
 each command's environment carries a marker naming its terminal (tui/terminal/process.py), by
 which `ProcessTrees` traces them back. Where there is no /proc (macOS), the process group is all
 that can be signalled.
@@ -12,47 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
-import logging
 import os
 import signal
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 
+from dsh_common import proc_tree
+from dsh_common.proc_tree import ProcTable, children_of, environ_value, read_stat
 from tui.terminal.process import TerminalProcess
 
-__all__ = ["ProcessTable", "ProcessTrees", "become_subreaper"]
-
-log = logging.getLogger(__name__)
-
-ProcessTable = dict[int, tuple[int, int, str]]  # pid -> (ppid, pgid, state)
-
-_PR_SET_CHILD_SUBREAPER = 36
-_subreaper: bool | None = None
-
-
-def become_subreaper() -> bool:
-    """Make this process the child subreaper of its descendants (Linux): an orphan anywhere
-    below it is reparented to it rather than to init, so it can still be found and killed.
-
-    Process-wide and inherited by nothing; call it once, early, in the dsh-tui process (not in
-    a test process, where the orphans of unrelated tests would become its zombies). Returns
-    whether it took effect.
-    """
-    global _subreaper
-    if _subreaper is None:
-        _subreaper = False
-        name = ctypes.util.find_library("c")
-        if os.uname().sysname == "Linux" and name:
-            try:
-                libc = ctypes.CDLL(name, use_errno=True)
-                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-            except (OSError, AttributeError):
-                _subreaper = False
-        if not _subreaper:
-            log.info("not a child subreaper here: double-forked daemons may outlive terminals")
-    return _subreaper
+__all__ = ["ProcessTrees"]
 
 
 class ProcessTrees:
@@ -71,14 +39,14 @@ class ProcessTrees:
         # one of our terminals: pid -> terminal.
         self._orphans: dict[int, TerminalProcess] = {}
 
-    def scan(self) -> ProcessTable | None:
+    def scan(self) -> ProcTable | None:
         """The /proc table, after adopting new orphans and reaping dead ones."""
-        table = proc_table()
+        table = proc_tree.scan()
         if table is not None:
             self._adopt(table)
         return table
 
-    def _adopt(self, table: ProcessTable) -> None:
+    def _adopt(self, table: ProcTable) -> None:
         """Trace processes reparented to us back to their terminal, by the marker in their
         environment; reap those of them that died (they are our children now, and nobody else
         waits for them)."""
@@ -86,30 +54,23 @@ class ProcessTrees:
         for pid in [pid for pid in self._orphans if pid not in table]:
             del self._orphans[pid]
         direct = {term.pid for term in self._terminals().values()}
-        for pid, (ppid, _, state) in table.items():
-            if ppid != me or pid in direct or pid in self._orphans or state in ("Z", "X"):
+        for pid, info in table.items():
+            if info.ppid != me or pid in direct or pid in self._orphans or not info.alive:
                 continue
             owner = self._marked(pid)
             if owner is not None:
                 self._orphans[pid] = owner
         for pid in list(self._orphans):
-            ppid, pgid, state = table[pid]
-            if ppid == me and state in ("Z", "X"):
+            info = table[pid]
+            if info.ppid == me and not info.alive:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
-                table[pid] = (ppid, pgid, "X")
+                table[pid] = info._replace(state="X")
 
     def _marked(self, pid: int) -> TerminalProcess | None:
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                environ = f.read(_ENVIRON_READ_BYTES)
-        except OSError:
+        terminal_id = environ_value(pid, self._marker)
+        if terminal_id is None:
             return None
-        at = environ.find(self._marker)
-        if at != 0 and (at < 0 or environ[at - 1] != 0):
-            return None
-        end = environ.find(b"\0", at)
-        terminal_id = environ[at + len(self._marker) : end if end >= 0 else None]
         return self._terminals().get(terminal_id.decode("utf-8", "replace"))
 
     def _orphans_of(self, term: TerminalProcess) -> list[int]:
@@ -138,7 +99,7 @@ class ProcessTrees:
                 os.kill(pid, sig)
 
     def signal_all(
-        self, terms: list[TerminalProcess], table: ProcessTable, sig: signal.Signals
+        self, terms: list[TerminalProcess], table: ProcTable, sig: signal.Signals
     ) -> set[int]:
         """Signal every tree found in one table; the pids signalled, to watch for the end."""
         pids: set[int] = set()
@@ -185,59 +146,24 @@ class ProcessTrees:
             delay = min(delay * 2, 0.05)
 
     def _pid_alive(self, pid: int) -> bool:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                raw = f.read()
-        except OSError:
+        info = read_stat(pid)
+        if info is None:
             return False
-        fields = raw[raw.rfind(b")") + 2 :].split()
-        if len(fields) < 2:
-            return False
-        if fields[0] in (b"Z", b"X"):
-            if pid in self._orphans and fields[1] == str(os.getpid()).encode():
+        if not info.alive:
+            if pid in self._orphans and info.ppid == os.getpid():
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
             return False
         return True
 
 
-_PROC = Path("/proc")
-_ENVIRON_READ_BYTES = 256 * 1024
-
-
-def proc_table() -> ProcessTable | None:
-    """pid -> (ppid, pgid, state) from /proc, or None where there is no /proc (macOS)."""
-    if not (_PROC / "self" / "stat").exists():
-        return None
-    table: ProcessTable = {}
-    for entry in os.scandir(_PROC):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(os.path.join(entry.path, "stat"), "rb") as f:
-                raw = f.read()
-        except OSError:
-            continue  # exited while we looked
-        # "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses.
-        fields = raw[raw.rfind(b")") + 2 :].split()
-        try:
-            table[int(entry.name)] = (int(fields[1]), int(fields[2]), fields[0].decode())
-        except (IndexError, ValueError):
-            continue
-    return table
-
-
-def living_tree(
-    term: TerminalProcess, table: ProcessTable, orphans: Iterable[int] = ()
-) -> set[int]:
+def living_tree(term: TerminalProcess, table: ProcTable, orphans: Iterable[int] = ()) -> set[int]:
     """Non-zombie processes of the terminal: its process group, its orphans (reparented to us,
     marked as its own), and every descendant of the command or of one of those, including
     those that left the group with setsid."""
-    alive = {pid for pid, (_, _, state) in table.items() if state not in ("Z", "X")}
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _, _) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    found = {pid for pid, (_, pgid, _) in table.items() if pgid == term.pgid}
+    alive = {pid for pid, info in table.items() if info.alive}
+    children = children_of(table)
+    found = {pid for pid, info in table.items() if info.pgid == term.pgid}
     found.update(pid for pid in orphans if pid in table)
     # The command's own pid only while it is unreaped: afterwards the number may be reused.
     stack = [*found, term.pid] if term.returncode is None else list(found)
@@ -248,5 +174,5 @@ def living_tree(
                 stack.append(child)
     # Escaped descendants whose parent has died were reparented away: remember them by pid.
     living = (found | term.escaped) & alive
-    term.escaped = {pid for pid in living if table[pid][1] != term.pgid}
+    term.escaped = {pid for pid in living if table[pid].pgid != term.pgid}
     return living

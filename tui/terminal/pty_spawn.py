@@ -1,47 +1,11 @@
 """Client terminals on a pseudo-terminal: the command's stdout and stderr are a pty's slave.
 
-Tools decide on colour, progress bars and column layout by `isatty(stdout)`, so on a pipe
-`ls`, `git` and `pytest` print plain text the terminal pane could have shown in colour. Here
-the command gets what a terminal emulator gives it, with three choices that keep it safe to
-run unattended:
-
-* The output is the command's bytes, unchanged: output post-processing (OPOST, and with it
-  ONLCR) is off, so a `\\n` stays `\\n` and `terminal/output` returns exactly what a pipe
-  would; no CRLF conversion is needed. Echo, canonical input and signal characters (ECHO,
-  ECHOCTL, ICANON, ISIG, IEXTEN) are off too, and nothing is ever written to the master, so
-  the line discipline adds no byte (no `^C`, no echoed input).
-* stdin is /dev/null, not the pty: nobody can type into these terminals, so a read gets EOF at
-  once, every time, even from a program that puts the tty into raw mode (it would block on a
-  pty for ever), and prompts see a non-interactive stdin. isatty(stdout) and isatty(stderr)
-  stay True.
-* The pty is not the session's controlling terminal (the command still gets a session and
-  process group of its own): a program that opens /dev/tty to ask for a password fails at
-  once, as it does on a pipe, instead of waiting for an answer that cannot come. Pagers are
-  turned off for the same reason (`PAGER=cat`, `GIT_PAGER=cat`, unless the agent's `env`
-  says otherwise); reads of the slave return at once (VMIN=0, VTIME=0) for a program that
-  reads its stderr as a tty.
-
-Output does not come straight from the master: a relay process (`cat`, in a session of its
-own) copies it into a pipe of 1 MB, which this process reads. A pty holds only about 18 KB
-before the command's writes block and gives at most 4 KiB a read, so read directly, a command
-stops whenever the pane is busy parsing, and 10 MB reached the pane 1.8-3.7x slower than on a
-pipe; with the relay the command writes on while the pane parses. The relay writes in the
-pty's 4 KiB pieces, so when this process has little else to do it does not read the pipe as
-it fills: after a small read, reading pauses for up to 8 ms (`_MasterReader`) and the next
-reads take what gathered meanwhile. A 10 MB burst with nothing drawing it is then about 60
-reads and 20-30 hand-overs instead of 1,500 and 170, for half the CPU; into a pane, the pty
-costs the app about the CPU the pipe does (0.9-1.1x) and 10 MB reaches the screen in
-1.0-1.35x the pipe's time on a quiet machine: that is the kernel's pty, whose 4 KiB a read
-takes 0.09-0.22 s for 10 MB whatever reads it (bench/bench_terminal.py --process).
-The output ends when the master reads EIO (every slave descriptor is closed: the command and
-its children are gone), the relay exits, and the pipe reads EOF; closing the reader on purpose
-kills the relay.
-
-The size is `TerminalManager.pty_size`: 120 columns and a generous 50 rows by default; the app
-sets the columns to a card pane's width when the session starts and on resize. `TERM` is
-`xterm-256color`, which the pane renders (SGR colours; cursor movement is dropped). Output is
-read with the event loop (`connect_read_pipe`). tui/terminal/process.py keeps the output
-and the exit; the pipe version (`spawn` there) stays for `TerminalManager(pty=False)`.
+Tools decide on colour, progress bars and column layout by `isatty(stdout)`, so on a pipe they
+print plain text the pane could have shown in colour. The pty passes the command's bytes
+through unchanged, takes no input (stdin is /dev/null) and is no controlling terminal, so a
+command can neither block on a prompt nor get bytes added; a relay process copies the master
+into a big pipe so a fast command is not held up while the pane parses. docs/terminals.md has
+the details; `spawn` in tui/terminal/process.py is the pipe version (`pty=False`).
 """
 
 from __future__ import annotations
@@ -80,8 +44,8 @@ _F_SETPIPE_SZ = 1031  # Linux; elsewhere the relay's pipe keeps its default size
 _F_GETPIPE_SZ = 1032
 _RELAY_PIPE_BYTES = 1024 * 1024  # the default /proc/sys/fs/pipe-max-size
 _READ_SIZE = 256 * 1024  # asyncio's read size for a pipe, when its transport does not say
-# The reader pauses so long that the relay's pipe holds what a pty delivers meanwhile
-# (60-85 MB/s measured, bench/bench_terminal.py --process) with room to spare...
+# The reader pauses so long that the relay's pipe holds what a pty delivers meanwhile (a pty
+# gives tens of MB/s) with room to spare...
 _PAUSE_RATE_BYTES_S = 128e6
 # ...and at most half a frame: a stream is shown as it comes.
 _MAX_PAUSE_S = 1 / 120

@@ -4,9 +4,9 @@ A pen is the tuple of SGR attribute groups in effect (`("1", "38;5;0")`). `Termi
 (tui/terminal/stream.py) keeps one while it parses, and stores each line as normalized text: the
 line's starting pen as one SGR sequence, then every change of style as a reset followed by the
 whole new pen. Because every sequence in a stored line names the full style, `styled_line` can
-turn it into a Rich `Text` with one split and a cached `Style` per pen, about seven times faster
-than `Text.from_ansi`'s general decoder (measured in bench/bench_terminal.py, `--parser`), and
-with the same result (tests/tui/test_sanitize.py checks the two agree).
+turn it into a Rich `Text` with one split and a cached `Style` per pen: several times faster
+than `Text.from_ansi`'s general decoder, which would otherwise run for every row drawn, and
+with the same result.
 
 No Textual import here: the stream and its tests run without it.
 """
@@ -31,7 +31,6 @@ __all__ = [
     "resets",
     "styled_line",
     "switch_seq",
-    "to_rich_text",
 ]
 
 Pen = tuple[str, ...]
@@ -151,9 +150,3 @@ def styled_line(line: str) -> Text:
             runs.append(part)
             pos = end
     return Text("".join(runs), end="", no_wrap=True, spans=spans)
-
-
-def to_rich_text(line: str, *, style: str = "") -> Text:
-    """Render any sanitized line (SGR kept) as a `rich.text.Text`, with Rich's general decoder:
-    for text that did not come out of `TerminalScreenBuffer` (use `styled_line` for that)."""
-    return Text.from_ansi(line, style=style, end="", no_wrap=True)

@@ -24,6 +24,7 @@ __all__ = [
     "Phase",
     "card_status",
     "exited",
+    "failure_words",
     "status_words",
 ]
 
@@ -112,10 +113,18 @@ def status_words(status: PaneStatus, glyphs: Glyphs, frame: int = 0) -> tuple[st
         limit = status.timed_out_after_s
         shown = f"{limit:g}" if limit < 10 else f"{round(limit)}"
         return f"{glyphs.fail} timed out after {shown} s", "$text-error bold"
-    if status.signal is not None:
-        return f"{glyphs.fail} killed by {status.signal}", "$text-error bold"
+    if (failure := failure_words(status.exit_code, status.signal)) is not None:
+        return f"{glyphs.fail} {failure}", "$text-error bold"
     if status.exit_code == 0:
         return f"{glyphs.ok} exit 0", "$text-success bold"
-    if status.exit_code is not None:
-        return f"{glyphs.fail} exit {status.exit_code}", "$text-error bold"
     return f"{glyphs.done} exited", "$text-muted"
+
+
+def failure_words(exit_code: int | None, signal: str | None) -> str | None:
+    """`killed by SIGTERM`, `exit 1`, or None for a clean (or unknown) exit: the words a pane's
+    header and its tool card's header both give a failed command."""
+    if signal is not None:
+        return f"killed by {signal_name(signal)}"
+    if exit_code:
+        return f"exit {exit_code}"
+    return None

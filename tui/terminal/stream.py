@@ -3,18 +3,15 @@
 `TerminalScreenBuffer` is the one pipeline every terminal pane's output goes through. Textual's
 `Log` and `Static` pass ESC straight through to the user's terminal, so raw tool output could set
 the window title, write the clipboard (OSC 52), switch to the alternate screen or move the
-cursor; here SGR colour and style are kept (normalized, tui/terminal/sgr.py), the few in-line edits
-of
-progress bars are applied, and everything else is dropped (tui/terminal/line_editor.py).
+cursor; here SGR colour and style are kept (normalized, `tui.terminal.sgr`), the few in-line
+edits of progress bars are applied, and everything else is dropped (`tui.terminal.line_editor`).
 
 There is one general path (`LineEditor._feed_general`, token by token) and one bulk fast path
 (`_feed_bulk`) for output whose only escapes are SGR, which is nearly all command output. The
-fast path stores exactly the lines the general one would (tests/tui/test_terminal_pane.py feeds
-the same text in every chunking to both and compares): it splits in C, at SGR, LF and CR, and
-leaves the editing to the line editor's primitives; a tab over existing text and every other
-control go to the general path. On 10 MB it is 2-5 times faster than the general path alone
-(plain 4.6x, coloured 2.3x, progress bars 4.1x; bench/bench_terminal.py `--parser`), which is
-what keeps a 10 MB burst within a few tenths of a second.
+fast path stores exactly the lines the general one would: it splits in C, at SGR, LF and CR,
+and leaves the editing to the line editor's primitives; a tab over existing text and every
+other control go to the general path. It is what keeps a 10 MB burst within a few tenths of a
+second.
 
 No Textual import here: this module is unit-tested on its own.
 """
@@ -46,7 +43,6 @@ __all__ = [
     "DEFAULT_MAX_CHARS",
     "DEFAULT_MAX_LINE_CHARS",
     "TerminalScreenBuffer",
-    "terminal_text_to_lines",
 ]
 
 DEFAULT_MAX_CHARS = 5_000_000
@@ -411,11 +407,3 @@ class TerminalScreenBuffer(LineEditor):
         if self._styled:
             first = self.dropped_lines
             self._styled = {n: text for n, text in self._styled.items() if n >= first}
-
-
-def terminal_text_to_lines(text: str) -> list[str]:
-    """Sanitize complete terminal output into display lines (see `TerminalScreenBuffer`)."""
-    buffer = TerminalScreenBuffer(max_chars=max(len(text) + 1, DEFAULT_MAX_CHARS))
-    buffer.feed(text)
-    buffer.finish()
-    return list(buffer.lines)

@@ -53,7 +53,7 @@ from tui.terminal.process import (
     spawn,
     truncate_utf8_head,
 )
-from tui.terminal.process_tree import ProcessTrees, become_subreaper
+from tui.terminal.process_tree import ProcessTrees
 from tui.terminal.pty_spawn import DEFAULT_COLUMNS, DEFAULT_ROWS, spawn_on_pty
 
 __all__ = [
@@ -71,7 +71,6 @@ __all__ = [
     "TerminalOutput",
     "TerminalSpawnError",
     "UnknownTerminalError",
-    "become_subreaper",
     "exit_status_from_returncode",
     "needs_shell",
     "truncate_utf8_head",

@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from tui.web_keys import BROWSER_KEEPS, alternative_keys, kept
 from tui.widgets.transcript.keys import CONVERSATION_KEYS
 
 # Keys the prompt and the panels handle themselves, not app bindings (docs/client.md, "Keys").
@@ -54,31 +55,71 @@ LONG = {
     "inspector": "the traffic inspector: every message on the wire",
 }
 
-NAMES = {"escape": "esc", "pageup": "page up", "pagedown": "page down"}
+NAMES = {
+    "escape": "esc",
+    "pageup": "page up",
+    "pagedown": "page down",
+    "ctrl+pageup": "ctrl+page up",
+    "ctrl+pagedown": "ctrl+page down",
+    "alt+pageup": "alt+page up",
+    "alt+pagedown": "alt+page down",
+}
 
 
 def key_name(key: str) -> str:
     return " / ".join(NAMES.get(part, part) for part in key.split(","))
 
 
-def binding_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+def binding_rows(bindings: list[BindingType], web: bool = False) -> list[tuple[str, str]]:
     """One row per key: a key bound twice (Esc cancels a turn, or stops a `!` command when no
-    turn runs) is described by its first binding's long words, which say both."""
+    turn runs) is described by its first binding's long words, which say both. In a browser,
+    a key the browser keeps is followed by its Alt twin (tui/keys.py binds it)."""
     rows = []
     seen: set[str] = set()
     for binding in bindings:
         if isinstance(binding, Binding) and binding.description and binding.key not in seen:
             seen.add(binding.key)
-            rows.append((key_name(binding.key), LONG.get(binding.action, binding.description)))
+            twin = alternative_keys(binding.key) if web else None
+            keys = binding.key if twin is None else f"{binding.key},{twin}"
+            rows.append((key_name(keys), LONG.get(binding.action, binding.description)))
     return rows
 
 
-def help_table(bindings: list[BindingType]) -> Table:
+def browser_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+    """What a page does with the keys its browser keeps: which are kept, and whether any action
+    of the app needed a twin."""
+    plain = ", ".join(key_name(key) for key in BROWSER_KEEPS if "shift" not in key)
+    twins = [
+        f"{key} → {BROWSER_KEEPS[key]}"
+        for binding in bindings
+        if isinstance(binding, Binding)
+        for key in kept(binding.key)
+    ]
+    rows = [
+        (
+            "kept keys",
+            f"{plain} and their shift forms: the browser keeps them for its tabs and "
+            "windows, they never reach dsh-tui",
+        )
+    ]
+    if twins:
+        rows.append(("alt twins", "bound here instead, listed above: " + ", ".join(twins)))
+    else:
+        rows.append(("", "dsh-tui binds none of them: every key on this screen works here"))
+    return rows
+
+
+def help_table(bindings: list[BindingType], web: bool = False) -> Table:
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
+    if web:
+        table.add_row(Text("In a browser", style="bold underline"), "")
+        for key, what in browser_rows(bindings):
+            table.add_row(key, what)
+        table.add_row("", "")
     table.add_row(Text("App", style="bold underline"), "")
-    for key, what in binding_rows(bindings):
+    for key, what in binding_rows(bindings, web):
         table.add_row(key, what)
     table.add_row("", "")
     table.add_row(Text("Prompt and cards", style="bold underline"), "")
@@ -107,14 +148,15 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, bindings: list[BindingType]) -> None:
+    def __init__(self, bindings: list[BindingType], web: bool = False) -> None:
         super().__init__()
         self.bindings_shown = bindings
+        self.web = web
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = "Keys"
-            yield Static(help_table(self.bindings_shown))
+            yield Static(help_table(self.bindings_shown, self.web))
         yield Footer()
 
     def action_close(self) -> None:

@@ -1,7 +1,7 @@
 """Workarounds for two Textual 8.2.8 layout-cache bugs, each kept here and nowhere else.
 
-The upstream reports are in `docs/upstream.md`; `tests/tui/test_layout_fix.py` reproduces
-each bug on the pinned Textual with the workaround off, so it fails once a release fixes it.
+The upstream reports are in `docs/upstream.md`; a test reproduces each bug on the pinned
+Textual with the workaround off, so it fails once a release fixes it.
 
 1. `Widget.refresh(layout=True)` counts a layout request (`_layout_updates`, part of the box
    model's cache key) only when none is pending. A widget whose content changes again before

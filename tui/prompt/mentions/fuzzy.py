@@ -14,8 +14,7 @@ Hand-written rather than a library: the small Python fuzzy libraries (pfzy's fzy
 fuzzyfinder) score every candidate in Python and take hundreds of milliseconds per keystroke
 on 50,000 paths, and rapidfuzz ranks by edit distance, not subsequences. Here each path costs
 one compiled-regex or substring test, only the best tiers' paths are scored in Python, and a
-query that extends the previous one searches only the previous matches
-(`bench/bench_mentions.py` measures it).
+query that extends the previous one searches only the previous matches.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from rich.text import Text
 from tui.diff.text import relative_path
 from tui.glyphs import SPINNER
 from tui.state import ToolCallEntry
-from tui.terminal.labels import signal_name
+from tui.terminal.status import failure_words
 
 __all__ = [
     "KIND_ICONS",
@@ -53,11 +53,8 @@ def exit_failure(entry: ToolCallEntry) -> str | None:
     terminal = entry.terminal
     if terminal is None or not terminal.exited:
         return None
-    if terminal.signal is not None:
-        return f"✕ killed by {signal_name(terminal.signal)}"
-    if terminal.exit_code:
-        return f"✕ exit {terminal.exit_code}"
-    return None
+    failure = failure_words(terminal.exit_code, terminal.signal)
+    return None if failure is None else f"✕ {failure}"
 
 
 def shown_status(entry: ToolCallEntry) -> str:

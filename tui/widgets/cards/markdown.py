@@ -2,10 +2,10 @@
 
 Replies are Textual `Markdown` widgets; a card's text stays one Rich `Markdown` renderable in
 the card's own widget, since most cards are one widget and a Markdown widget would add one per
-block (measured in bench/README.md). Its code blocks are highlighted by `MarkdownFence.highlight`,
-the function and theme (the app theme's colours) a reply's fence uses, on the fence's
-background, and inline code takes a reply's colours, so code looks the same in a card and in a
-reply, and follows a theme change.
+block, several times the cost to mount and draw. Its code blocks are highlighted by
+`MarkdownFence.highlight`, the function and theme (the app theme's colours) a reply's fence
+uses, on the fence's background, and inline code takes a reply's colours, so code looks the
+same in a card and in a reply, and follows a theme change.
 """
 
 from __future__ import annotations

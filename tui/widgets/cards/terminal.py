@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.terminal.source import SpecTerminal, TerminalSource
+from tui.terminal.source import SpecTerminal, TerminalSource, TerminalState
 from tui.terminal.status import card_status
 from tui.widgets.terminal.pane import TerminalPane
 
@@ -67,13 +67,14 @@ def make_pane(
     clock: Callable[[], float],
     agent_durations: bool,
 ) -> TerminalPane:
-    """A pane following the terminal, its prompt line the card's title until the source says."""
+    """A pane following the terminal, its prompt line the card's title until the source says.
+    A terminal neither side knows gets an empty stand-in: the card's note says why."""
+    source = terminal_source(entry, terminal_id, manager) or TerminalState(terminal_id)
     pane = TerminalPane(
-        terminal_id,
+        source,
         command=entry.title or None,
         session_cwd=session_cwd,
         clock=clock,
-        source=terminal_source(entry, terminal_id, manager),
         agent_durations=agent_durations,
     )
     sync_pane(entry, pane)

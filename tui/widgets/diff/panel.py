@@ -202,10 +202,6 @@ class DiffPanel(ScrollView, can_focus=True):
         """Wait until the current items are diffed and laid out."""
         await self._ready.wait()
 
-    def rows(self) -> list[Row]:
-        """The rows of the current view, top to bottom (tests; builds every row)."""
-        return [] if self._layout is None else self._layout.rows()
-
     # -- lifecycle -------------------------------------------------------------------------
 
     def on_mount(self) -> None:

@@ -39,7 +39,7 @@ from tui.widgets.transcript.conversation import ConversationView
 
 REFRESH_S = 0.25
 """How often an open pane takes in what arrived: live to the eye, and each redraw of the pane
-while a stream runs is a frame the transcript waits for (bench/bench_inspector.py)."""
+while a stream runs is a frame the transcript waits for."""
 MIN_BESIDE_COLUMNS = 100
 """Narrower screens show the pane over the transcript instead of beside it."""
 TOOL_PREFIX = "tool:"

@@ -53,7 +53,7 @@ def status_content(pane: TerminalPane) -> Content:
 def info_text(pane: TerminalPane, shown: int) -> tuple[str, str | None] | None:
     """The info line under the output and its tooltip, or None when there is nothing to say:
     `(no output)`, or the line count and size once the output scrolls or was cut."""
-    if pane.exited and shown == 0 and not pane.output_queued:
+    if pane.exited and shown == 0 and not pane.busy:
         return "(no output)", None
     if shown <= pane.max_rows and not pane.truncated and pane.agent_kept is None:
         return None

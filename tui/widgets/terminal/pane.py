@@ -1,10 +1,10 @@
 """The terminal pane: one command's output inside its tool-call card, live, between a header
 (prompt line, cwd, status, duration) and an info line (tui/widgets/terminal/header.py).
 
-Design choices, measured in `bench/bench_terminal.py`:
+Design choices, each for a 10 MB burst that must not freeze the app:
 
-* Output arrives in a `TerminalFeed` (tui/terminal/source.py): the pane's own, or the one of the
-  source it follows, a spec or a display terminal alike. It goes through `TerminalScreenBuffer`
+* Output arrives in the `TerminalFeed` of the source it follows (tui/terminal/source.py), a spec
+  or a display terminal alike. It goes through `TerminalScreenBuffer`
   (SGR kept, CR overwrites, every other escape dropped), so nothing raw reaches the user's
   terminal; the buffer keeps about `max_chars` of text and drops from the head.
 * The body is a Line API view over the buffer's lines (tui/widgets/terminal/view.py).
@@ -31,9 +31,8 @@ from textual.widgets import Static
 
 from tui.glyphs import ASCII_GLYPHS, UNICODE_GLYPHS
 from tui.terminal.labels import display_cwd, format_bytes, format_duration, signal_name
-from tui.terminal.source import TerminalEnd, TerminalFeed, TerminalSource
+from tui.terminal.source import TerminalEnd, TerminalSource
 from tui.terminal.status import RUNNING, PaneStatus, exited
-from tui.terminal.stream import DEFAULT_MAX_CHARS
 from tui.widgets.terminal.header import command_content, info_text, status_content
 from tui.widgets.terminal.view import TerminalOutputView
 
@@ -64,16 +63,15 @@ _STREAM_INTERVAL_S = 1 / 30
 class TerminalPane(Vertical):
     """A command's output with its prompt line, cwd, duration and exit badge.
 
-    Feed it with `append` (streamed deltas or whole chunks, any number of times, also before it
-    is mounted) and end it with `set_exit`; `set_command` fills in the prompt line later. With
-    a `source` it follows that terminal instead: its output, command line, cwd, timing and exit.
-    Its one `status` (tui/terminal/status.py) says what the header shows; `set_status` gives it
-    the card's.
+    It follows its `source` (tui/terminal/source.py), a spec or a display terminal alike: its
+    output, command line, cwd, timing and exit; `command` is the prompt line until the source
+    names one. Its one `status` (tui/terminal/status.py) says what the header shows;
+    `set_status` gives it the card's.
     The clock (seconds, `time.monotonic` by default) times the command from construction, or
-    from `started_at`, to `set_exit`; `agent_durations` lets a source's own measure of the
-    run (`TerminalEnd.duration_s`) stand instead. `max_rows` caps the output's height (it
-    scrolls inside) and `max_chars` the text kept (the head is dropped). `flush` waits until
-    all output is shown. CSS hooks: `-exited` and `-failed` classes on the pane.
+    from `started_at`, to its exit; `agent_durations` lets a source's own measure of the run
+    (`TerminalEnd.duration_s`) stand instead. `max_rows` caps the output's height (it scrolls
+    inside); the source's feed bounds the text kept. `busy` says whether output is still on
+    its way to the screen. CSS hooks: `-exited` and `-failed` classes on the pane.
     """
 
     DEFAULT_CSS = """
@@ -106,26 +104,23 @@ class TerminalPane(Vertical):
 
     def __init__(
         self,
-        terminal_id: str,
+        source: TerminalSource,
         *,
         command: str | None = None,
-        cwd: str | None = None,
         session_cwd: Path | str,
         clock: Callable[[], float] = time.monotonic,
         started_at: float | None = None,
         max_rows: int = 15,
-        max_chars: int = DEFAULT_MAX_CHARS,
         ascii_glyphs: bool = False,
-        source: TerminalSource | None = None,
         agent_durations: bool = True,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.terminal_id = terminal_id
+        self.terminal_id = source.terminal_id
         self._command = command
-        self._cwd = cwd
+        self._cwd: str | None = None
         self.session_cwd = Path(session_cwd)
         self._clock = clock
         self.started_at = clock() if started_at is None else started_at
@@ -137,13 +132,10 @@ class TerminalPane(Vertical):
         self.agent_kept: tuple[int, str] | None = None  # bytes the agent kept, of what
         self.source = source
         self.agent_durations = agent_durations
-        self._feed = source.output if source is not None else TerminalFeed(max_chars)
+        self._feed = source.output
         self._buffer = self._feed.buffer
         self._stop_listening = self._feed.listen(self._on_output)
-        self._unwatch: Callable[[], None] | None = None
         self._draining = False
-        self._drained = asyncio.Event()
-        self._drained.set()
         self._publish_scheduled = False
         self._last_publish = 0.0
         self._live = False  # mounted (`is_mounted` only turns true after `on_mount`)
@@ -152,9 +144,8 @@ class TerminalPane(Vertical):
         self._view = TerminalOutputView(self._buffer)
         self._view.styles.max_height = max_rows
         self._info_label = Static(classes="terminal-pane--info", markup=False)
-        if source is not None:
-            self._unwatch = source.watch(self._source_changed)
-            self._source_changed()
+        self._unwatch: Callable[[], None] | None = source.watch(self._source_changed)
+        self._source_changed()
         if self.output_queued:
             self._on_output()  # what came before the pane: a little is parsed at once
 
@@ -215,19 +206,8 @@ class TerminalPane(Vertical):
 
     @property
     def busy(self) -> bool:
-        """Whether appended output is still waiting to be parsed or shown."""
+        """Whether output that arrived is still waiting to be parsed or shown."""
         return self.output_queued or self._draining or self._publish_scheduled
-
-    def plain_lines(self) -> list[str]:
-        """The output shown, without styles (after `flush`, everything appended)."""
-        return self._view.plain_lines()
-
-    def append(self, data: str) -> None:
-        """Add output: a streamed delta or a whole chunk, in order. Never blocks for long.
-
-        Works before the pane is mounted (the output waits) and from outside the app's context,
-        such as a `TerminalManager` listener."""
-        self._feed.append(data)
 
     def tick(self, frame: int) -> None:
         """Advance the running spinner: called on the transcript's one tick, never a timer of
@@ -251,14 +231,14 @@ class TerminalPane(Vertical):
         if self._live:
             self._refresh_header()
 
-    def set_agent_kept(self, kept: tuple[int, str] | None) -> None:
+    def _set_agent_kept(self, kept: tuple[int, str] | None) -> None:
         """The agent sent the model only the last `kept[0]` bytes of `kept[1]` (`stdout`)."""
         if kept != self.agent_kept:
             self.agent_kept = kept
             if self._live:
                 self._refresh_info()
 
-    def set_exit(
+    def _set_exit(
         self,
         exit_code: int | None,
         signal: str | None = None,
@@ -278,43 +258,30 @@ class TerminalPane(Vertical):
             self._refresh_header()
             self._refresh_info()
 
-    def set_command(self, command: str | None, cwd: str | None = None) -> None:
-        """Set the prompt line (and the cwd, unless None), e.g. once the tool title is known."""
+    def _set_command(self, command: str | None, cwd: str | None = None) -> None:
+        """Set the prompt line (and the cwd, unless None)."""
         self._command = command
         if cwd is not None:
             self._cwd = cwd
         if self._live:
             self._refresh_header()
 
-    async def flush(self) -> None:
-        """Wait until everything appended so far is parsed and shown (tests, benchmarks)."""
-        while True:
-            if self._draining:
-                await self._drained.wait()
-            elif self.output_queued and self._live:
-                self._start_drain()
-            else:
-                break
-        if self._publish_scheduled:
-            self._publish()
-
     # ------------------------------------------------------------------------------ the source
     def _source_changed(self) -> None:
         """Take what the source says now: command line, cwd, start, agent note and exit."""
-        assert self.source is not None
         facts = self.source.facts()
         if facts.command is not None or facts.cwd is not None:
-            self.set_command(facts.command or self._command, facts.cwd)
+            self._set_command(facts.command or self._command, facts.cwd)
         if facts.started_at is not None:
             self.started_at = facts.started_at
-        self.set_agent_kept(facts.agent_kept)
+        self._set_agent_kept(facts.agent_kept)
         end = facts.end
         if end is None or self.exited:
             return
         finished = end.finished_at
         if self.agent_durations and end.duration_s is not None:
             finished = self.started_at + end.duration_s
-        self.set_exit(end.exit_code, end.signal, end.timed_out_after_s, finished_at=finished)
+        self._set_exit(end.exit_code, end.signal, end.timed_out_after_s, finished_at=finished)
 
     # ------------------------------------------------------------------------------ lifecycle
     def compose(self) -> ComposeResult:
@@ -335,7 +302,6 @@ class TerminalPane(Vertical):
     def on_unmount(self) -> None:
         self._live = False
         self._draining = False
-        self._drained.set()  # nothing more will be parsed: release `flush`
         self._stop_listening()
         if self._unwatch is not None:
             self._unwatch()
@@ -353,12 +319,11 @@ class TerminalPane(Vertical):
             self._start_drain()
 
     def _start_drain(self) -> None:
-        """Parse the queue in a worker. Started through the message queue, because `append`
-        may be called from outside the app's context (a `TerminalManager` listener, say), where
+        """Parse the queue in a worker. Started through the message queue, because output may
+        arrive from outside the app's context (a `TerminalManager` listener, say), where
         Textual cannot create workers or timers."""
         if not self._draining:
             self._draining = True
-            self._drained.clear()
             self.call_later(self._launch_drain)
 
     def _launch_drain(self) -> None:
@@ -388,7 +353,6 @@ class TerminalPane(Vertical):
                     pos = end
         finally:
             self._draining = False
-            self._drained.set()
             self._publish()
 
     # ------------------------------------------------------------------------------ display

@@ -13,7 +13,7 @@ from tui.sanitize import clean_prose, sanitize_text
 FRAME_S = 1 / 30
 
 # Markdown re-parses and re-renders the message's last block on every append, so one long
-# paragraph makes each append cost its whole length (bench/bench_flood.py). Past this many
+# paragraph makes each append cost its whole length. Past this many
 # characters the rest of a message is shown as plain text, in pieces of PLAIN_PIECE_CHARS of
 # which only the last one is redrawn; normal replies stay far below it and render as before.
 MARKDOWN_MAX_CHARS = 64_000
@@ -39,7 +39,7 @@ class StreamingMarkdown(Markdown):
     an append is drawn, so a fast stream costs one re-render per batch, not one per chunk.
 
     Each append re-parses the message's last block, so one long paragraph would cost its whole
-    length per batch (bench/bench_flood.py). The stream's appends therefore land in `append`
+    length per batch. The stream's appends therefore land in `append`
     below, which hands only the first MARKDOWN_MAX_CHARS characters to the Markdown parser,
     shows the rest as plain pieces and cuts the display at DISPLAY_MAX_CHARS: the cost of a
     batch is bounded by the batch, and a 60 MB chunk or 100,000 small ones keep the event
@@ -169,12 +169,6 @@ class StreamingMarkdown(Markdown):
     def truncated(self) -> bool:
         """Whether part of the message is not shown (the marker says how much)."""
         return self._marker is not None
-
-    @property
-    def shown_text(self) -> str:
-        """What the widget shows of the message: its Markdown source, any plain pieces and,
-        past the cut, its end."""
-        return self.source + "".join(self._plain) + self._tail
 
     @property
     def is_streaming(self) -> bool:
