@@ -61,7 +61,9 @@ def resolved(agent: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """A named or registry agent as its command line and variables (a command line as is)."""
     from tui.settings_cli import effective, resolve_agent
 
-    flags = argparse.Namespace(agent=agent, terminal=None, log_dir=None, mcp=[], no_mcp=True)
+    flags = argparse.Namespace(
+        agent=agent, terminal=None, log_dir=None, mcp=[], no_mcp=True, handshake_timeout=None
+    )
     choice = resolve_agent(effective(flags))
     if not choice.runnable:
         raise SpecError(f"--agent {agent}: {choice.why}")
