@@ -17,6 +17,7 @@ import pytest
 
 from tui.check.cli import build_parser as build_check_parser
 from tui.cli import build_parser
+from tui.compare.cli import compare_parser
 from tui.replay.cli import build_parser as build_replay_parser
 from tui.serve.cli import build_parser as build_serve_parser
 from tui.user_config import parse
@@ -162,6 +163,7 @@ def test_the_user_manual_documents_every_option() -> None:
     manual = (DOCS / "client.md").read_text(encoding="utf-8")
     section = manual.split("## Using dsh-tui", 1)[1].split("\n## ", 1)[0]
     options = long_options(build_parser()) | long_options(build_replay_parser())
+    options |= long_options(compare_parser())
     missing = sorted(option for option in options if option not in section)
     assert not missing, f"docs/client.md's 'Using dsh-tui' does not name {missing}"
 

@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         "a recording back; `dsh-tui agents` lists the agents it can run by name; "
         "`dsh-tui config` shows the settings in force and where each came from; "
         "`dsh-tui check --agent AGENT` runs ACP conformance checks against an agent; "
-        "`dsh-tui serve` serves dsh-tui to a browser.",
+        "`dsh-tui compare --agent AGENT --side SPEC --side SPEC` runs it side by side under "
+        "different client capabilities; `dsh-tui serve` serves dsh-tui to a browser.",
     )
     parser.add_argument("--version", action="version", version=f"dsh-tui {__version__}")
     parser.add_argument(
@@ -123,26 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_demo(argv: Sequence[str]) -> None:
-    parser = argparse.ArgumentParser(
-        prog="dsh-tui demo",
-        description="Play the bundled demo twice, side by side: with the terminal capability "
-        "(live terminal panes) and without it (the agent's console fallback). Offline.",
-    )
-    parser.add_argument("--log-dir", type=Path, default=None, help="where the agents' stderr goes")
-    parser.add_argument(
-        "--replay",
-        action="store_true",
-        help="play both sides from the bundled recordings: no agent runs, no command either",
-    )
-    args = parser.parse_args(argv)
-    from tui.demo import DemoApp
-    from tui.heap import freeze_startup_heap
-
-    freeze_startup_heap()
-    DemoApp(log_dir=args.log_dir, replay=args.replay).run()
-
-
 def start_agent(
     args: argparse.Namespace,
     cwd: Path,
@@ -201,8 +182,10 @@ def configure_logging(log_dir: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """Exits with the app's status: 0 after a normal quit, 1 after quitting a failed agent."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] == ["demo"]:
-        run_demo(arguments[1:])
+    if arguments[:1] in (["demo"], ["compare"]):
+        from tui.compare.cli import run_compare, run_demo
+
+        (run_demo if arguments[0] == "demo" else run_compare)(arguments[1:])
         return
     if arguments[:1] == ["replay"]:
         from tui.replay.cli import main as replay

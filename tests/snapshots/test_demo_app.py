@@ -55,7 +55,7 @@ async def test_demo_plays_both_sides(tmp_path: Path) -> None:
         texts = list(right.query(CardText))
         assert texts and all(text.tail and not text.at_start for text in texts)
         # No prompt here: the closing words say where there is one.
-        assert "run `dsh-tui`" in str(app.query_one("#legend").render())
+        assert "`dsh-tui` to type" in str(app.query_one("#legend").render())
         await app.action_quit()
 
 

@@ -63,6 +63,9 @@ KEYS: dict[str, bytes] = {
     "alt+up": b"\x1b[1;3A",
     "ctrl+up": b"\x1b[1;5A",
     "ctrl+f": b"\x06",
+    "f1": b"\x1bOP",
+    "f2": b"\x1bOQ",
+    "f5": b"\x1b[15~",
 }
 
 # The sizes the issue asks for where size matters: (columns, rows).
@@ -440,7 +443,7 @@ class TtyApp:
         workspace = cwd or home / "work"
         workspace.mkdir(parents=True, exist_ok=True)
         argv = [str(program), *args]
-        if "--cwd" not in args and args[:1] not in (["demo"], ["replay"]):
+        if "--cwd" not in args and args[:1] not in (["demo"], ["replay"], ["compare"]):
             argv += ["--cwd", str(workspace)]
         environment = dict(env) if env is not None else app_env(home, env_extra)
         screen = pyte.Screen(columns, rows)

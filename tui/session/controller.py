@@ -56,6 +56,7 @@ from tui.state import (
 if TYPE_CHECKING:
     from acp.schema import (
         AuthMethodEnvVar,
+        ClientCapabilities,
         PermissionOption,
         RequestPermissionResponse,
         ToolCallUpdate,
@@ -230,10 +231,12 @@ class SessionController:
         login: LoginChooser | None = None,
         ask_env: EnvAsker | None = None,
         run_login: TerminalRunner | None = None,
+        capabilities: ClientCapabilities | None = None,
     ) -> None:
         """Connect, then send queued prompts one turn at a time until cancelled (or, without
         `stay_connected`, until the queue is empty after a turn). Raises nothing: a failure
-        of the agent, or a client bug, becomes a `Failed` event."""
+        of the agent, or a client bug, becomes a `Failed` event. `capabilities` replaces the
+        ones `spec.terminal` implies (a `dsh-tui compare` side)."""
         self.failure = None
         self._emit(Connecting(spec))
         try:
@@ -263,6 +266,7 @@ class SessionController:
                         clock=self.clock,
                         login=login,
                         ask_env=ask_env,
+                        capabilities=capabilities,
                         login_failed=self.login_failed,
                     ) as session:
                         self._connected(session)

@@ -1,0 +1,1 @@
+"""The `dsh-tui compare` screen: a column per side, one prompt box for all of them."""
