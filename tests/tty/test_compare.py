@@ -113,3 +113,25 @@ def test_a_paced_demo_at_80x24_opens_with_its_whole_title(tty: Start) -> None:
     # terminal's answers to its start-up queries: quit once the screen has settled.
     app.wait_stable(0.3)
     assert app.quit() == 0  # mid-turn: every agent reaped (the fixture checks)
+
+
+def test_three_sides_at_80x24_say_the_screen_is_too_narrow_and_f2_stacks_them(
+    tty: Start, home: Path
+) -> None:
+    project = home / "project"
+    project.mkdir(parents=True)
+    agent = agent_command("--mode", "full-access")
+    sides = ["--side", "all", "--side", "no-terminal", "--side", "none"]
+    app = tty(["compare", "--agent", agent, *sides, "--workspace", str(project)], size=(80, 24))
+    lines = app.wait_for("F2 stacks them", timeout=30)
+    assert "80 columns are too few for 3 sides" in "".join(lines), app.dump()
+
+    # Side by side, the three strips share one row; stacked, each side has its own rows.
+    def one_row(lines: list[str]) -> bool:
+        return any("1 · all" in line and "3 · none" in line for line in lines)
+
+    app.wait_for(one_row)
+    app.key("f2")
+    lines = app.wait_for(lambda ls: not one_row(ls) and any("1 · all" in line for line in ls))
+    assert any("3 · none" in line for line in lines), app.dump()
+    assert app.quit() == 0
