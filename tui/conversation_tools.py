@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import TYPE_CHECKING
 
 from tui.export import export, export_paths
@@ -42,28 +41,12 @@ def close_search(app: DshApp) -> None:
     app.screen.set_focus(app.query_one(PromptArea))
 
 
-# The client's own slash commands. They are handled here and never sent, whatever the agent
-# offers: an agent command of the same name is shadowed (docs/client.md, "Keys").
-CLIENT_COMMANDS = {
-    "export": "write the conversation as FILE.md and FILE.html (in the workspace by default)",
-    "new": "a new session: the old one closed, the transcript cleared",
-}
-_COMMAND = re.compile(r"/(export|new)(?:[ \t]+(.*))?", re.DOTALL)
-
-
-def client_command(app: DshApp, text: str) -> bool:
-    """Run `/export [FILE]` or `/new` when `text` is one; False for anything else."""
-    match = _COMMAND.fullmatch(text.strip())
-    if match is None:
-        return False
-    name, argument = match.group(1), (match.group(2) or "").strip()
+def run_client_command(app: DshApp, name: str, argument: str) -> None:
+    """Run `/export [FILE]` or `/new` (tui/client_commands.py)."""
     if name == "new":
-        if argument:
-            return False  # not this command: `/new` takes nothing
         app.run_worker(new_session(app), group="new-session", exclusive=True)
     else:
         export_conversation(app, argument)
-    return True
 
 
 def export_conversation(app: DshApp, argument: str = "") -> None:

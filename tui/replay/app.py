@@ -15,15 +15,23 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.app import DshApp
 from tui.config import AppConfig
 from tui.permissions import PendingPermission
 from tui.prompt.history import PromptHistory
 from tui.replay.process import ReplayProcess, recorded_resume
-from tui.session.events import PermissionAsked, PermissionClosed, SessionEvent
+from tui.session.events import (
+    Connected,
+    PermissionAsked,
+    PermissionClosed,
+    SessionEvent,
+    TurnEnded,
+    TurnStarted,
+)
 from tui.session.prompts import FirstPrompts
+from tui.session_pane import SessionPane
+from tui.state import Change
 from tui.widgets.prompt.prompt import PromptArea
 
 DEFAULT_SPEED = 1.0
@@ -45,11 +53,19 @@ class ReplayApp(DshApp):
 
     def __init__(self, config: AppConfig, replay: ReplayProcess) -> None:
         super().__init__(config)
-        self.history = PromptHistory(None)  # a replay's prompts are not the user's
-        self.first_prompts = FirstPrompts(None)  # nor are its sessions
         self.replay = replay
         replay.bind(self.controller)
+        self.controller.add_observer(self)  # after the pane: questions answered once shown
         self._answered: set[int] = set()  # the recorded permission questions answered
+
+    def session_pane(self) -> SessionPane:
+        # A replay's prompts are not the user's, nor are its sessions.
+        return SessionPane(
+            self.config,
+            history=PromptHistory(None),
+            first_prompts=FirstPrompts(None),
+            id="session",
+        )
 
     def start_agent(self, resume: str | None = None) -> None:
         if self.replay.claimed:
@@ -69,14 +85,9 @@ class ReplayApp(DshApp):
     def on_mount(self) -> None:
         self.call_after_refresh(self._leave_prompt)
 
-    def on_session_connected(self, message: messages.Connected) -> None:
-        self.call_after_refresh(self._leave_prompt)
-
-    def on_session_turn_started(self, message: messages.TurnStarted) -> None:
-        self.call_after_refresh(self._leave_prompt)
-
-    def on_session_turn_ended(self, message: messages.TurnEnded) -> None:
-        self.call_after_refresh(self._leave_prompt)
+    def on_session_pane_event(self, message: SessionPane.Event) -> None:
+        if isinstance(message.event, Connected | TurnStarted | TurnEnded):
+            self.call_after_refresh(self._leave_prompt)
 
     def _leave_prompt(self) -> None:
         prompt = self.query_one(PromptArea)
@@ -89,9 +100,12 @@ class ReplayApp(DshApp):
             self.screen.set_focus(None)
         self.refresh_bindings()
 
-    # A permission question is answered as the user answered it then.
+    # A permission question is answered as the user answered it then (the app observes the
+    # controller too, after its pane).
+    def conversation_changed(self, changes: list[Change]) -> None:
+        """The transcript's changes are the pane's."""
+
     def session_event(self, event: SessionEvent) -> None:
-        super().session_event(event)
         shown = None
         if isinstance(event, PermissionAsked):
             shown = event.request
