@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual._dispatch_key import dispatch_key
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
@@ -30,19 +30,16 @@ from tui.heap import freeze_startup_heap
 from tui.keys import register_alt_enter
 from tui.launch import LaunchSpec
 from tui.main_screen import MainScreen
-from tui.prompt.history import PromptHistory
 from tui.prompt_input import ClientCommand
 from tui.sanitize import sanitize_text, strip_control
-from tui.session.controller import SessionController
 from tui.session.events import Connected, Failed
+from tui.session_app import SessionApp
 from tui.session_pane import SessionPane
-from tui.settings_store import DiffView, SettingsStore
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.help import HelpScreen
 from tui.widgets.inspector import panel as inspector
-from tui.widgets.transcript.conversation import ConversationView
 
 # The ACP SDK (its pydantic schema takes 0.3–0.7 s to import) and tui.connection, which needs it,
 # are imported by the controller once the agent is starting: the first frame needs only Textual.
@@ -53,12 +50,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class DshApp(App[None]):
+class DshApp(SessionApp):
     TITLE = "dsh-tui"
-    # Set by kept_settings.restore: the settings kept between runs.
-    settings_store: SettingsStore | None
-    settings_notice: str | None
-    diff_view: DiffView
     BINDINGS = [
         # Footer order, whatever has focus (tui/main_screen.py): what this moment needs first
         # (cancel), the session's settings, quit, then the capabilities view, which an 80-column
@@ -114,18 +107,6 @@ class DshApp(App[None]):
     def compose(self) -> ComposeResult:
         yield self.session
 
-    @property
-    def controller(self) -> SessionController:
-        return self.session.controller
-
-    @property
-    def transcript(self) -> ConversationView:
-        return self.session.transcript
-
-    @property
-    def history(self) -> PromptHistory:
-        return self.session.history
-
     def notify(
         self,
         message: str,
@@ -161,9 +142,6 @@ class DshApp(App[None]):
 
     def start_agent(self, resume: str | None = None) -> None:
         self._acp_worker = self.run_acp(resume)
-
-    def reset_conversation(self) -> None:
-        self.session.reset_conversation()
 
     @work(name="acp", group="acp", exclusive=True, exit_on_error=False)
     async def run_acp(self, resume: str | None) -> None:
@@ -231,9 +209,6 @@ class DshApp(App[None]):
 
     def on_client_command(self, message: ClientCommand) -> None:
         conversation_tools.run_client_command(self, message.name, message.argument)
-
-    def hide_welcome(self) -> None:
-        self.session.hide_welcome()
 
     def refresh_header(self) -> None:
         self.session.refresh_header()
