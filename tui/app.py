@@ -92,12 +92,12 @@ class DshApp(SessionApp):
         self.config = config or AppConfig()
         self.theme = self.config.theme
         kept_settings.restore(self)  # the theme and diff view of the last run
-        self.session = self.session_pane()
+        self.pane = self.new_session_pane()
         register_alt_enter()
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
 
-    def session_pane(self) -> SessionPane:
+    def new_session_pane(self) -> SessionPane:
         """The pane of the app's session."""
         return SessionPane(self.config, id="session")
 
@@ -105,7 +105,7 @@ class DshApp(SessionApp):
         return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
-        yield self.session
+        yield self.pane
 
     def notify(
         self,
@@ -210,16 +210,10 @@ class DshApp(SessionApp):
     def on_client_command(self, message: ClientCommand) -> None:
         conversation_tools.run_client_command(self, message.name, message.argument)
 
-    def refresh_header(self) -> None:
-        self.session.refresh_header()
-
     # -- input and actions --------------------------------------------------------------
 
     def on_diff_panel_view_chosen(self, event: DiffPanel.ViewChosen) -> None:
         kept_settings.keep(self, diff_view=event.view)  # for the panels to come, and next run
-
-    def take_back_all_queued(self) -> None:
-        self.session.take_back_all_queued()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that would do nothing are left out of the footer (and do nothing): Esc with no
@@ -232,10 +226,10 @@ class DshApp(SessionApp):
             return False
         controller = self.controller
         if action == "complete_command":
-            panel = self.session.permission_flow.open_panel()
-            return self.session.prompt_input.can_complete() and not (panel and panel.has_focus)
+            panel = self.pane.permission_flow.open_panel()
+            return self.pane.prompt_input.can_complete() and not (panel and panel.has_focus)
         if action == "permission_keys":
-            panel = self.session.permission_flow.open_panel()
+            panel = self.pane.permission_flow.open_panel()
             return panel is not None and panel.has_focus != bool(parameters and parameters[0])
         if action == "cancel_turn":
             return controller.turn_running or bool(controller.queued or controller.permissions)
@@ -305,10 +299,10 @@ class DshApp(SessionApp):
             view.scroll_page_up(animate=False)
 
     def action_complete_command(self) -> None:
-        self.session.prompt_input.complete()  # a slash command (the prompt takes Tab for `@` paths)
+        self.pane.prompt_input.complete()  # a slash command (the prompt takes Tab for `@` paths)
 
     def action_permission_keys(self, to_panel: int) -> None:
-        self.session.permission_flow.toggle_focus()
+        self.pane.permission_flow.toggle_focus()
 
     async def _on_key(self, event: events.Key) -> None:
         """App's own key handling (bindings from the focused widget up, then `key_` methods),
@@ -349,7 +343,7 @@ class DshApp(SessionApp):
 
     async def action_cancel_turn(self) -> None:
         """Cancel the turn; prompts queued behind it come back to the prompt, unsent."""
-        self.take_back_all_queued()
+        self.pane.take_back_all_queued()
         await self.controller.cancel_turn()
 
     async def action_stop_commands(self) -> None:

@@ -25,7 +25,7 @@ class SessionApp(App[None]):
     """An app that shows one `SessionPane` and starts and stops its agent."""
 
     config: AppConfig
-    session: SessionPane
+    pane: SessionPane
     # Set by kept_settings.restore: the settings kept between runs.
     settings_store: SettingsStore | None
     settings_notice: str | None
@@ -33,22 +33,22 @@ class SessionApp(App[None]):
 
     @property
     def controller(self) -> SessionController:
-        return self.session.controller
+        return self.pane.controller
 
     @property
     def transcript(self) -> ConversationView:
-        return self.session.transcript
+        return self.pane.transcript
 
     @property
     def history(self) -> PromptHistory:
-        return self.session.history
+        return self.pane.history
 
     def reset_conversation(self) -> None:
         """Start from an empty transcript, e.g. before a load replays a session's history."""
-        self.session.reset_conversation()
+        self.pane.reset_conversation()
 
     def hide_welcome(self) -> None:
-        self.session.hide_welcome()
+        self.pane.hide_welcome()
 
     # -- what the implementation provides ------------------------------------------------
 

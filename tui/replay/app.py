@@ -58,7 +58,7 @@ class ReplayApp(DshApp):
         self.controller.add_observer(self)  # after the pane: questions answered once shown
         self._answered: set[int] = set()  # the recorded permission questions answered
 
-    def session_pane(self) -> SessionPane:
+    def new_session_pane(self) -> SessionPane:
         # A replay's prompts are not the user's, nor are its sessions.
         return SessionPane(
             self.config,
