@@ -1,5 +1,5 @@
-"""What the app does with the prompt's text: the `@` menu following it, its chips, Tab, and
-a submitted prompt sent to the agent or, starting with `!`, run as the user's command.
+"""What a session pane does with its prompt's text: the `@` menu following it, its chips, Tab,
+and a submitted prompt sent to the agent or, starting with `!`, run as the user's command.
 
 A client command (`/export`, `/new`) is the app's: it goes up as a `ClientCommand` message.
 """
