@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from textual.binding import Binding
 
@@ -38,6 +39,23 @@ DEFAULT_SPEED = 1.0
 """The recorded timing: a replay looks the way the session did, a demo runs at its pace."""
 
 
+class ReplayPane(SessionPane):
+    """The session pane of a replay: where the live pane opens the prompt, `leave_prompt`
+    closes it again in the same handler, then once more after the refresh, when the focus
+    the pane gave it has landed."""
+
+    def __init__(self, config: AppConfig, leave_prompt: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(config, **kwargs)
+        self.leave_prompt = leave_prompt
+
+    def on_session_pane_event(self, message: SessionPane.Event) -> None:
+        super().on_session_pane_event(message)
+        message.prevent_default()  # the pane's own handler has run, just above
+        if isinstance(message.event, Connected | TurnStarted | TurnEnded):
+            self.leave_prompt()
+            self.call_after_refresh(self.leave_prompt)
+
+
 class ReplayApp(DshApp):
     # The footer ranks keys by this list: the step key first (it is what stepping is
     # about), then the app's own in their order, so a replay that does not step shows the
@@ -60,8 +78,9 @@ class ReplayApp(DshApp):
 
     def new_session_pane(self) -> SessionPane:
         # A replay's prompts are not the user's, nor are its sessions.
-        return SessionPane(
+        return ReplayPane(
             self.config,
+            self._leave_prompt,
             history=PromptHistory(None),
             first_prompts=FirstPrompts(None),
             id="session",
@@ -81,13 +100,9 @@ class ReplayApp(DshApp):
 
     # The prompt is closed: nothing typed would reach an agent, and, stepping, the keys are
     # the replay's (Textual drops an app's binding for a key the focused input consumes).
-    # After the app's own handlers, which open it and set its words.
+    # Also each time the pane would open it (ReplayPane).
     def on_mount(self) -> None:
         self.call_after_refresh(self._leave_prompt)
-
-    def on_session_pane_event(self, message: SessionPane.Event) -> None:
-        if isinstance(message.event, Connected | TurnStarted | TurnEnded):
-            self.call_after_refresh(self._leave_prompt)
 
     def _leave_prompt(self) -> None:
         prompt = self.query_one(PromptArea)
