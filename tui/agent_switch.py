@@ -19,21 +19,21 @@ from tui.user_config import config_path, load
 from tui.widgets.choice import ChoiceScreen
 
 if TYPE_CHECKING:
-    from tui.app import DshApp
+    from tui.session_app import SessionApp
 
 
-def open_catalogue(app: DshApp) -> None:
+def open_catalogue(app: SessionApp) -> None:
     rows = agent_rows(load(config_path()), live.current(cache_dir()), data_dir())
     # The palette reads titles and help as markup: a name from the file or the registry is not.
     commands = [(escape(row.title), _chooser(app, row), escape(row.note)) for row in rows]
     app.search_commands(commands, placeholder="Switch to which agent?")
 
 
-def _chooser(app: DshApp, row: AgentRow) -> Callable[[], None]:
+def _chooser(app: SessionApp, row: AgentRow) -> Callable[[], None]:
     return lambda: chosen(app, row)
 
 
-def chosen(app: DshApp, row: AgentRow) -> None:
+def chosen(app: SessionApp, row: AgentRow) -> None:
     choice = row.choice
     if choice is None:
         app.notify(f"Cannot run {row.title} here: {row.why}", severity="warning", markup=False)
@@ -50,7 +50,7 @@ def chosen(app: DshApp, row: AgentRow) -> None:
     app.push_screen(ChoiceScreen("A turn is running", options, None), answered)
 
 
-async def switch_to(app: DshApp, choice: AgentChoice) -> None:
+async def switch_to(app: SessionApp, choice: AgentChoice) -> None:
     """Like `/new`, on another agent: the old one stopped first, the transcript cleared."""
     await app.stop_agent()
     app.config = dataclasses.replace(

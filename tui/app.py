@@ -1,10 +1,11 @@
-"""The dsh-tui application: the screen, its keys, and what the session controller's events
-look like on it.
+"""The dsh-tui application: its keys, the agent's start and stop, and the screens that are
+the app's own (help, capabilities, the failure screen).
 
 The session itself (the connection, the transcript's state, the permission and prompt queues)
-is a `SessionController` (tui/session/controller.py); this module shows it. The connection
-and every prompt run in one worker, never in a message handler: awaiting a prompt in a handler
-would freeze key bindings (Esc could not cancel).
+is a `SessionController` (tui/session/controller.py), shown by the `SessionPane` that owns it
+(tui/session_pane.py); the app holds that pane. The connection and every prompt run in one
+worker, never in a message handler: awaiting a prompt in a handler would freeze key bindings
+(Esc could not cancel).
 """
 
 from __future__ import annotations
@@ -15,56 +16,30 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from textual import events, on, work
+from textual import events, work
 from textual._dispatch_key import dispatch_key
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from tui import (
-    chrome,
-    conversation_tools,
-    kept_settings,
-    key_routing,
-    permission_flow,
-    prompt_input,
-    switcher,
-    terminal_login,
-)
-from tui import session_messages as messages
+from tui import chrome, conversation_tools, kept_settings, key_routing, switcher, terminal_login
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
 from tui.heap import freeze_startup_heap
 from tui.keys import add_browser_alternatives, register_alt_enter
 from tui.launch import LaunchSpec
 from tui.main_screen import MainScreen
-from tui.prompt.history import PromptHistory
-from tui.sanitize import clean_line, sanitize_text, strip_control
-from tui.session.controller import SessionController
-from tui.session.events import Connected, SessionEvent
-from tui.session.prompts import FirstPrompts, prompts_path
-from tui.settings_store import DiffView, SettingsStore
-from tui.state import Change
-from tui.transcript.text import runs_of
+from tui.prompt_input import ClientCommand
+from tui.sanitize import sanitize_text, strip_control
+from tui.session.events import Connected, Failed
+from tui.session_app import SessionApp
+from tui.session_pane import SessionPane
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.failure import AgentFailedScreen
-from tui.widgets.header import SessionHeader
 from tui.widgets.help import HelpScreen
 from tui.widgets.inspector import panel as inspector
-from tui.widgets.permission import PermissionPanel
-from tui.widgets.prompt.command_menu import CommandMenu
-from tui.widgets.prompt.mention_menu import MentionMenu
-from tui.widgets.prompt.prompt import KEYS_HINT, PromptArea
-from tui.widgets.prompt.queued import QueuedPrompts
-from tui.widgets.status import StatusLine
-from tui.widgets.transcript.conversation import ConversationView
-from tui.widgets.transcript.new_below import NewBelow
-from tui.widgets.transcript.plan import PlanView
-from tui.widgets.welcome import Welcome
 
 # The ACP SDK (its pydantic schema takes 0.3–0.7 s to import) and tui.connection, which needs it,
 # are imported by the controller once the agent is starting: the first frame needs only Textual.
@@ -74,21 +49,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONNECTING_PLACEHOLDER = "Connecting to the agent… type ahead: enter queues the prompt"
-READY_PLACEHOLDER = f"Message the agent · {KEYS_HINT}"
-WORKING_PLACEHOLDER = "Working… esc cancels · enter queues the next prompt"
-# A client terminal's pty: the transcript's content width less a card's margin (a pane's
-# lines are as wide as the card's inside); rows generous: the pane scrolls, nothing redraws.
-PANE_MARGIN = 1
-PTY_ROWS = 50
 
-
-class DshApp(App[None]):
+class DshApp(SessionApp):
     TITLE = "dsh-tui"
-    # Set by kept_settings.restore: the settings kept between runs.
-    settings_store: SettingsStore | None
-    settings_notice: str | None
-    diff_view: DiffView
     BINDINGS = [
         # Footer order, whatever has focus (tui/main_screen.py): what this moment needs first
         # (cancel), the session's settings, quit, then the capabilities view, which an 80-column
@@ -129,42 +92,22 @@ class DshApp(App[None]):
         self.config = config or AppConfig()
         self.theme = self.config.theme
         kept_settings.restore(self)  # the theme and diff view of the last run
-        self.controller = SessionController(self, clock=self.config.clock)
-        # Held, not queried: every streamed update goes to it.
-        self.transcript = ConversationView(self.config.cwd, id="conversation")
-        self.history = PromptHistory.for_workspace(self.config.cwd)
-        self.first_prompts = FirstPrompts(prompts_path(self.config.cwd))
+        self.pane = self.new_session_pane()
         register_alt_enter()
         if self.config.web:
             add_browser_alternatives(self._bindings, self.BINDINGS)
         self._acp_worker: Worker[None] | None = None
         self._quitting = False
 
+    def new_session_pane(self) -> SessionPane:
+        """The pane of the app's session."""
+        return SessionPane(self.config, id="session")
+
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
-        yield SessionHeader(id="header")
-        yield Welcome(id="welcome")
-        yield self.transcript
-        with Vertical(id="bottom"):
-            yield PlanView(id="plan")
-            yield (menu := CommandMenu(id="commands"))
-            yield (mentions := MentionMenu(self.config.cwd, id="mentions"))
-            yield (below := NewBelow(self.action_transcript_end, id="new-below"))
-            self.transcript.on_new_below = below.show
-            yield QueuedPrompts(id="queued")
-            yield PromptArea(
-                self.history,
-                self.controller.take_back_queued,
-                placeholder=CONNECTING_PLACEHOLDER,
-                menu=menu,
-                mention_menu=mentions,
-                on_submit=lambda prompt, text: prompt_input.submit(self, prompt, text),
-                id="prompt",
-            )
-            yield StatusLine(id="status")
-        yield Footer()
+        yield self.pane
 
     def notify(
         self,
@@ -194,12 +137,6 @@ class DshApp(App[None]):
         self._prestarted = self.config.started
         self._heap_frozen = not self.config.freeze_heap
         self._first_frame_drawn = False
-        # The prompt has focus from the first frame: what is typed before the agent answers
-        # is kept. (Not App.AUTO_FOCUS: pushed screens would look for a prompt too.)
-        self.screen.set_focus(self.query_one(PromptArea))
-        self.controller.shells.on_change = self.refresh_bindings  # Esc stops a `!` command
-        for notice in self.config.notices:  # the settings file's problems (tui/user_config.py)
-            self.controller.notice(notice, "warning")
         kept_settings.start_keeping(self)
         self.start_agent(self.config.resume)
 
@@ -207,13 +144,6 @@ class DshApp(App[None]):
 
     def start_agent(self, resume: str | None = None) -> None:
         self._acp_worker = self.run_acp(resume)
-
-    def reset_conversation(self) -> None:
-        """Start from an empty transcript, e.g. before a load replays a session's history."""
-        self.controller.reset()
-        self.transcript.clear()
-        self.query_one(PlanView).show_plan([])
-        self.query_one(StatusLine).show_usage(None)
 
     @work(name="acp", group="acp", exclusive=True, exit_on_error=False)
     async def run_acp(self, resume: str | None) -> None:
@@ -258,132 +188,34 @@ class DshApp(App[None]):
             self.config.handshake_timeout,
         )
 
-    # -- what the controller says (tui/session/events.py) ---------------------------------
+    # -- what the session pane passes on ------------------------------------------------
 
-    def conversation_changed(self, changes: list[Change]) -> None:
-        self.transcript.apply(changes)
-
-    def session_event(self, event: SessionEvent) -> None:
-        if isinstance(event, Connected):
-            # Before any update of the first turn reaches the transcript: its cards look
-            # their terminals up here.
-            self.transcript.terminals = event.session.client.terminals
-            self.transcript.run_lookup = runs_of(event.session.client.terminals)
-            self._size_terminals()
-        self.post_message(messages.message_for(event))
-
-    def _size_terminals(self) -> None:
-        """Client terminals start on a pty as wide as a card's pane, so a command that asks
-        its terminal's width (ls, progress bars) fits what the user sees."""
-        if (terminals := self.transcript.terminals) is not None and self.transcript.size.width:
-            terminals.pty_size = (max(20, self.transcript.size.width - PANE_MARGIN), PTY_ROWS)
-
-    def on_resize(self) -> None:
-        self._size_terminals()
-
-    def on_session_connecting(self, message: messages.Connecting) -> None:
-        command = clean_line(message.event.spec.command_line)  # the user's, any characters
-        self.query_one(SessionHeader).show_connecting(command)
-
-    def on_session_connected(self, message: messages.Connected) -> None:
-        if self.controller.conversation.entries:
-            self.hide_welcome()
-        self.refresh_header()
-        prompt = self.query_one(PromptArea)
-        prompt.disabled = False
-        prompt.placeholder = READY_PLACEHOLDER
-        prompt.focus()
-        if not self._heap_frozen:
+    def on_session_pane_event(self, message: SessionPane.Event) -> None:
+        event = message.event
+        if isinstance(event, Connected) and not self._heap_frozen:
             self._heap_frozen = True
             self.call_after_refresh(freeze_startup_heap)
+        elif isinstance(event, Failed) and not self._quitting:
+            chrome.show_failure(
+                self, self.controller, event.failure, retry=self.retry_agent, quit=self.quit_later
+            )
 
-    def on_session_turn_started(self, message: messages.TurnStarted) -> None:
-        self.hide_welcome()  # also for a prompt submitted to the controller directly
-        session = self.controller.session
-        if session is not None:  # for the resume picker's rows
-            self.first_prompts.sent(session.session_id, session.resumed, message.event.text)
-        self.query_one(PlanView).unpin_finished()
-        self.query_one(PromptArea).placeholder = WORKING_PLACEHOLDER
-        self.refresh_bindings()
+    def retry_agent(self, resume: str | None) -> None:
+        """Start the agent again, loading `resume` into an emptied transcript when given."""
+        if resume is not None:
+            self.reset_conversation()
+        self.start_agent(resume)
 
-    def on_session_turn_ended(self, message: messages.TurnEnded) -> None:
-        self.query_one(PromptArea).placeholder = READY_PLACEHOLDER
-        self.refresh_bindings()
+    def quit_later(self) -> None:
+        self.run_worker(self.action_quit(), group="quit")
 
-    def on_session_queue_changed(self, message: messages.QueueChanged) -> None:
-        self.query_one(QueuedPrompts).show(list(message.event.waiting))
-        self.refresh_bindings()
-
-    def on_session_permission_asked(self, message: messages.PermissionAsked) -> None:
-        permission_flow.show_permission(self, message.event.request)
-        self.refresh_bindings()
-
-    def on_session_permission_closed(self, message: messages.PermissionClosed) -> None:
-        permission_flow.close_permission(self, message.event.request, message.event.following)
-        self.refresh_bindings()
-
-    def on_permission_panel_review_requested(self, event: PermissionPanel.ReviewRequested) -> None:
-        permission_flow.review(self, event)
-
-    def on_session_notify(self, message: messages.Notify) -> None:
-        event = message.event
-        self.notify(event.message, severity=event.severity, timeout=event.timeout)
-
-    def on_session_plan_changed(self, message: messages.PlanChanged) -> None:
-        self.query_one(PlanView).show_plan(self.controller.conversation.plan)
-
-    def on_session_usage_changed(self, message: messages.UsageChanged) -> None:
-        self.query_one(StatusLine).show_usage(self.controller.conversation.usage)
-
-    def on_session_commands_changed(self, message: messages.CommandsChanged) -> None:
-        self.query_one(CommandMenu).commands = self.controller.conversation.commands
-        self.refresh_header()  # the welcome offers the agent's advertised commands
-
-    @on(messages.TitleChanged)
-    @on(messages.ModeChanged)
-    @on(messages.SettingsChanged)
-    def _settings_shown(
-        self, message: messages.TitleChanged | messages.ModeChanged | messages.SettingsChanged
-    ) -> None:
-        self.refresh_header()
-        self.refresh_bindings()
-
-    def on_session_failed(self, message: messages.Failed) -> None:
-        self.query_one(PromptArea).disabled = True
-        self.take_back_all_queued()
-        if not self._quitting:
-            chrome.show_failure(self, message.event.failure)
-
-    def hide_welcome(self) -> None:
-        for welcome in self.query(Welcome):
-            welcome.remove()
-
-    def refresh_header(self) -> None:
-        chrome.refresh_header(self)
+    def on_client_command(self, message: ClientCommand) -> None:
+        conversation_tools.run_client_command(self, message.name, message.argument)
 
     # -- input and actions --------------------------------------------------------------
 
-    def on_prompt_area_end_requested(self, event: PromptArea.EndRequested) -> None:
-        self.action_transcript_end()
-
     def on_diff_panel_view_chosen(self, event: DiffPanel.ViewChosen) -> None:
         kept_settings.keep(self, diff_view=event.view)  # for the panels to come, and next run
-
-    def on_prompt_area_editor_requested(self, event: PromptArea.EditorRequested) -> None:
-        prompt_input.edit_in_editor(self)  # Ctrl+X Ctrl+E: the draft in $EDITOR
-
-    def on_text_area_changed(self, event: PromptArea.Changed) -> None:
-        prompt_input.text_changed(self, event.text_area)
-
-    def on_text_area_selection_changed(self, event: PromptArea.SelectionChanged) -> None:
-        prompt_input.text_changed(self, event.text_area)
-
-    def take_back_all_queued(self) -> None:
-        """Return every queued prompt to the prompt box, unsent, before what is typed there."""
-        taken = self.controller.take_back_all()
-        if taken:
-            prompt = self.query_one(PromptArea)
-            prompt.load("\n".join([*taken, prompt.text]).rstrip("\n"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that would do nothing are left out of the footer (and do nothing): Esc with no
@@ -396,10 +228,10 @@ class DshApp(App[None]):
             return False
         controller = self.controller
         if action == "complete_command":
-            panel = permission_flow.open_panel(self)
-            return prompt_input.can_complete(self) and not (panel and panel.has_focus)
+            panel = self.pane.permission_flow.open_panel()
+            return self.pane.prompt_input.can_complete() and not (panel and panel.has_focus)
         if action == "permission_keys":
-            panel = permission_flow.open_panel(self)
+            panel = self.pane.permission_flow.open_panel()
             return panel is not None and panel.has_focus != bool(parameters and parameters[0])
         if action == "cancel_turn":
             return controller.turn_running or bool(controller.queued or controller.permissions)
@@ -469,10 +301,10 @@ class DshApp(App[None]):
             view.scroll_page_up(animate=False)
 
     def action_complete_command(self) -> None:
-        prompt_input.complete(self)  # a slash command (the prompt takes Tab for `@` paths)
+        self.pane.prompt_input.complete()  # a slash command (the prompt takes Tab for `@` paths)
 
     def action_permission_keys(self, to_panel: int) -> None:
-        permission_flow.toggle_focus(self)
+        self.pane.permission_flow.toggle_focus()
 
     async def _on_key(self, event: events.Key) -> None:
         """App's own key handling (bindings from the focused widget up, then `key_` methods),
@@ -513,7 +345,7 @@ class DshApp(App[None]):
 
     async def action_cancel_turn(self) -> None:
         """Cancel the turn; prompts queued behind it come back to the prompt, unsent."""
-        self.take_back_all_queued()
+        self.pane.take_back_all_queued()
         await self.controller.cancel_turn()
 
     async def action_stop_commands(self) -> None:

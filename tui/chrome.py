@@ -4,8 +4,9 @@ and the mode line, and the failure screen with its retry."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui.sanitize import clean_line
 from tui.widgets.failure import AgentFailedScreen, exit_text
@@ -14,8 +15,11 @@ from tui.widgets.status import StatusLine
 from tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
-    from tui.app import DshApp
+    from textual.app import App
+    from textual.widget import Widget
+
     from tui.launch import AgentFailed
+    from tui.session.controller import SessionController
 
 log = logging.getLogger(__name__)
 
@@ -31,14 +35,15 @@ def workspace_label(cwd: Path) -> str:
     return clean_line(label)
 
 
-def refresh_header(app: DshApp) -> None:
-    """The header, the welcome (while it shows) and the mode line, for the open session."""
-    session = app.controller.session
+def refresh_header(root: Widget, controller: SessionController, cwd: Path) -> None:
+    """The header, the welcome (while it shows) and the mode line in `root`, for the open
+    session."""
+    session = controller.session
     if session is None:
         return
-    conversation = app.controller.conversation
+    conversation = controller.conversation
     agent = session.init.agent_info
-    for welcome in app.query(Welcome):
+    for welcome in root.query(Welcome):
         welcome.show(
             f"{agent.name} {agent.version}" if agent else "the agent",
             conversation.mode_name,
@@ -47,15 +52,15 @@ def refresh_header(app: DshApp) -> None:
             {command.name for command in conversation.commands},
         )
     fs = session.capabilities.fs
-    app.query_one(StatusLine).show_mode(conversation.mode_name)
-    app.query_one(SessionHeader).show_info(
+    root.query_one(StatusLine).show_mode(conversation.mode_name)
+    root.query_one(SessionHeader).show_info(
         HeaderInfo(
             agent_name=agent.name if agent else "agent",
             agent_version=agent.version if agent else "",
             protocol_version=session.init.protocol_version,
             terminal=bool(session.capabilities.terminal),
             fs=bool(fs and fs.read_text_file),
-            workspace=workspace_label(app.config.cwd),
+            workspace=workspace_label(cwd),
             title=conversation.title,
             mode=conversation.mode_name,
             model=conversation.model_name,
@@ -63,9 +68,16 @@ def refresh_header(app: DshApp) -> None:
     )
 
 
-def show_failure(app: DshApp, failure: AgentFailed) -> None:
+def show_failure(
+    app: App[Any],
+    controller: SessionController,
+    failure: AgentFailed,
+    retry: Callable[[str | None], None],
+    quit: Callable[[], None],
+) -> None:
     """Log the failure, say it in the transcript, and offer retry or quit. A retry resumes
-    the session when the agent can replay it, else starts a new one."""
+    the session (`retry(session_id)`) when the agent can replay it, else starts a new one
+    (`retry(None)`)."""
     log.error(
         "agent failed: %s\n  command: %s\n  executable: %s\n  exit: %s\n  agent log: %s"
         "\n  stderr (last lines):\n%s",
@@ -76,15 +88,13 @@ def show_failure(app: DshApp, failure: AgentFailed) -> None:
         failure.spec.log_path,
         failure.stderr_tail or "(empty)",
     )
-    app.controller.notice(f"{failure.reason} (exit: {exit_text(failure)})", "error")
-    resume = app.controller.retry_resume()
+    controller.notice(f"{failure.reason} (exit: {exit_text(failure)})", "error")
+    resume = controller.retry_resume()
 
     def after(choice: str | None) -> None:
         if choice == "retry":
-            if resume is not None:
-                app.reset_conversation()
-            app.start_agent(resume)
+            retry(resume)
         else:
-            app.run_worker(app.action_quit(), group="quit")
+            quit()
 
     app.push_screen(AgentFailedScreen(failure), after)

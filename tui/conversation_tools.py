@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import TYPE_CHECKING
 
 from tui.export import export, export_paths
@@ -15,12 +14,12 @@ from tui.widgets.prompt.prompt import PromptArea
 from tui.widgets.transcript.search_bar import SearchBar
 
 if TYPE_CHECKING:
-    from tui.app import DshApp
+    from tui.session_app import SessionApp
 
 log = logging.getLogger(__name__)
 
 
-async def open_search(app: DshApp) -> None:
+async def open_search(app: SessionApp) -> None:
     """Open the search bar above the prompt, or put the keyboard back in it. Awaited, so the
     keys typed right after Ctrl+F reach the bar, not the prompt."""
     for bar in app.query(SearchBar):
@@ -31,42 +30,26 @@ async def open_search(app: DshApp) -> None:
     bar.focus_query()
 
 
-def step_search(app: DshApp, direction: int) -> None:
+def step_search(app: SessionApp, direction: int) -> None:
     for bar in app.query(SearchBar):
         bar.move(direction)
 
 
-def close_search(app: DshApp) -> None:
+def close_search(app: SessionApp) -> None:
     for bar in app.query(SearchBar):
         bar.close()
     app.screen.set_focus(app.query_one(PromptArea))
 
 
-# The client's own slash commands. They are handled here and never sent, whatever the agent
-# offers: an agent command of the same name is shadowed (docs/client.md, "Keys").
-CLIENT_COMMANDS = {
-    "export": "write the conversation as FILE.md and FILE.html (in the workspace by default)",
-    "new": "a new session: the old one closed, the transcript cleared",
-}
-_COMMAND = re.compile(r"/(export|new)(?:[ \t]+(.*))?", re.DOTALL)
-
-
-def client_command(app: DshApp, text: str) -> bool:
-    """Run `/export [FILE]` or `/new` when `text` is one; False for anything else."""
-    match = _COMMAND.fullmatch(text.strip())
-    if match is None:
-        return False
-    name, argument = match.group(1), (match.group(2) or "").strip()
+def run_client_command(app: SessionApp, name: str, argument: str) -> None:
+    """Run `/export [FILE]` or `/new` (tui/client_commands.py)."""
     if name == "new":
-        if argument:
-            return False  # not this command: `/new` takes nothing
         app.run_worker(new_session(app), group="new-session", exclusive=True)
     else:
         export_conversation(app, argument)
-    return True
 
 
-def export_conversation(app: DshApp, argument: str = "") -> None:
+def export_conversation(app: SessionApp, argument: str = "") -> None:
     """Write the transcript's state (nothing else) as Markdown and HTML, both 0600."""
     entries = app.controller.conversation.entries
     if not entries:
@@ -89,7 +72,7 @@ def offers_close(init: object) -> bool:
     return getattr(session, "close", None) is not None
 
 
-async def new_session(app: DshApp) -> None:
+async def new_session(app: SessionApp) -> None:
     """Close the session (when the agent offers session/close), then start a fresh one."""
     session = app.controller.session
     if session is not None and offers_close(session.init):

@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.app import DshApp
+    from tui.session_app import SessionApp
 
 COMMAND = "permissions"
 
 
-def offers_grants(app: DshApp) -> bool:
+def offers_grants(app: SessionApp) -> bool:
     return any(command.name == COMMAND for command in app.controller.conversation.commands)
 
 
-def show_grants(app: DshApp) -> None:
+def show_grants(app: SessionApp) -> None:
     """Ask the agent for its grants (queued behind a running turn, as a typed prompt is)."""
     if not offers_grants(app):
         app.notify(

@@ -14,10 +14,10 @@ from textual.theme import Theme
 from tui.settings_store import DiffView, SettingsStore
 
 if TYPE_CHECKING:
-    from tui.app import DshApp
+    from tui.session_app import SessionApp
 
 
-def restore(app: DshApp) -> None:
+def restore(app: SessionApp) -> None:
     """Before the first frame: the stored theme and diff view, when there is a settings file."""
     app.diff_view = "auto"
     app.settings_store = None
@@ -37,7 +37,7 @@ def restore(app: DshApp) -> None:
         app.settings_notice = f"The stored theme is not known here; using {app.theme}."
 
 
-def start_keeping(app: DshApp) -> None:
+def start_keeping(app: SessionApp) -> None:
     """Once mounted: say what was wrong with the file, and store each theme change."""
     if app.settings_store is None:
         return
@@ -50,7 +50,7 @@ def start_keeping(app: DshApp) -> None:
     app.theme_changed_signal.subscribe(app, theme_changed)
 
 
-def keep(app: DshApp, *, theme: str | None = None, diff_view: DiffView | None = None) -> None:
+def keep(app: SessionApp, *, theme: str | None = None, diff_view: DiffView | None = None) -> None:
     if diff_view is not None:
         app.diff_view = diff_view
     store = app.settings_store

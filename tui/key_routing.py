@@ -9,17 +9,15 @@ panel's `s` or a question's `a` (once it has the keys) still work.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from textual import events
+from textual.app import App
 
 from tui.widgets.prompt.prompt import PromptArea
 
-if TYPE_CHECKING:
-    from tui.app import DshApp
 
-
-def to_prompt(app: DshApp, event: events.Key) -> bool:
+def to_prompt(app: App[Any], event: events.Key) -> bool:
     """Give a stray printable key (or the Enter after one) to the prompt; True if it took it."""
     if app.screen is not app.screen_stack[0]:
         return False  # a picker or a full-screen view has its own keys

@@ -24,10 +24,10 @@ from tui.state import MessageEntry
 from tui.widgets.transcript.messages import AgentMessage
 
 if TYPE_CHECKING:
-    from tui.app import DshApp
+    from tui.session_app import SessionApp
 
 
-def chosen_message(app: DshApp) -> str | None:
+def chosen_message(app: SessionApp) -> str | None:
     """The focused agent message's whole text, else the last agent message's."""
     agents = [
         entry
@@ -46,7 +46,7 @@ def chosen_message(app: DshApp) -> str | None:
     return agents[-1].text if agents else None
 
 
-def open_in_pager(app: DshApp) -> None:
+def open_in_pager(app: SessionApp) -> None:
     text = chosen_message(app)
     if text is None:
         app.notify("No agent message yet.")
@@ -61,7 +61,7 @@ def open_in_pager(app: DshApp) -> None:
         app.notify(f"The pager exited with status {status}.", severity="warning")
 
 
-def save_message(app: DshApp) -> None:
+def save_message(app: SessionApp) -> None:
     text = chosen_message(app)
     if text is None:
         app.notify("No agent message yet.")

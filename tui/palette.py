@@ -16,10 +16,10 @@ from tui.widgets.diff.panel import DiffPanel, ViewMode
 from tui.widgets.transcript.plan import PlanView
 
 if TYPE_CHECKING:
-    from tui.app import DshApp
+    from tui.session_app import SessionApp
 
 
-def toggle_split(app: DshApp) -> None:
+def toggle_split(app: SessionApp) -> None:
     """Every diff panel to the other view, in step: split if any is unified, else unified."""
     panels = list(app.query(DiffPanel))
     if not panels:
@@ -31,14 +31,14 @@ def toggle_split(app: DshApp) -> None:
     kept_settings.keep(app, diff_view=view)  # the panels to come too, and the next run
 
 
-def collapse_all(app: DshApp) -> None:
+def collapse_all(app: SessionApp) -> None:
     cards = [card for card in app.query(ToolCard) if not card.collapsed]
     for card in cards:
         card.toggle_collapsed()
     app.notify(f"Collapsed {len(cards)} card{'s' if len(cards) != 1 else ''}.")
 
 
-def last_reply(app: DshApp) -> str | None:
+def last_reply(app: SessionApp) -> str | None:
     for entry in reversed(app.controller.conversation.entries):
         if isinstance(entry, MessageEntry) and entry.role == "agent":
             return entry.text
@@ -55,7 +55,7 @@ def toggle_plan(app: App[Any]) -> None:
         plan.toggle()
 
 
-def copy_last_reply(app: DshApp) -> None:
+def copy_last_reply(app: SessionApp) -> None:
     text = last_reply(app)
     if text is None:
         app.notify("No reply to copy yet.")
@@ -64,7 +64,7 @@ def copy_last_reply(app: DshApp) -> None:
     app.notify("Copied the last reply.")
 
 
-def show_log_dir(app: DshApp) -> None:
+def show_log_dir(app: SessionApp) -> None:
     """Say where the logs are and copy the path (a terminal app cannot open a file manager)."""
     client_log = client_log_path()
     directory = client_log.parent if client_log else (app.config.log_dir or default_log_dir())
@@ -72,7 +72,7 @@ def show_log_dir(app: DshApp) -> None:
     app.notify(f"Logs: {directory} (path copied)")
 
 
-def app_commands(app: DshApp) -> Iterator[SystemCommand]:
+def app_commands(app: SessionApp) -> Iterator[SystemCommand]:
     yield SystemCommand(
         "Mode: next", "Switch to the agent's next mode (Shift+Tab)", app.action_next_mode
     )

@@ -15,9 +15,9 @@ from tui.widgets.choice import Choice, ChoiceScreen, select_option_choices
 if TYPE_CHECKING:
     from acp.schema import AuthMethodEnvVar, SessionInfo
 
-    from tui.app import DshApp
     from tui.connection import AgentConnection
     from tui.connection.login import LoginMethod
+    from tui.session_app import SessionApp
 
 
 def session_choice(info: SessionInfo, noted: dict[str, str]) -> Choice:
@@ -32,11 +32,11 @@ def session_choice(info: SessionInfo, noted: dict[str, str]) -> Choice:
     return Choice(info.session_id, label, detail=detail)
 
 
-def offers_modes(app: DshApp) -> bool:
+def offers_modes(app: SessionApp) -> bool:
     return app.controller.session is not None and bool(app.controller.conversation.modes)
 
 
-def offers_models(app: DshApp) -> bool:
+def offers_models(app: SessionApp) -> bool:
     """A model config option of the select kind, or models offered in the `models` field."""
     conversation = app.controller.conversation
     option = conversation.model_option()
@@ -46,7 +46,7 @@ def offers_models(app: DshApp) -> bool:
     )
 
 
-def next_mode(app: DshApp) -> None:
+def next_mode(app: SessionApp) -> None:
     conversation = app.controller.conversation
     if not offers_modes(app):
         app.notify("This agent offers no modes.")
@@ -62,7 +62,7 @@ def next_mode(app: DshApp) -> None:
     app.run_worker(switch(), group="settings")
 
 
-def pick_model(app: DshApp) -> None:
+def pick_model(app: SessionApp) -> None:
     """The model config option when the agent has one; else the models it offers in the
     unstable `models` field, switched with session/set_model."""
     controller = app.controller
@@ -90,7 +90,7 @@ def pick_model(app: DshApp) -> None:
 
 
 async def choose_session(
-    app: DshApp, sessions: list[SessionInfo], missing: str | None = None
+    app: SessionApp, sessions: list[SessionInfo], missing: str | None = None
 ) -> str | None:
     """Let the user pick a session to resume (--resume without an id, or with one the agent
     does not have: `missing`); None starts a new one."""
@@ -117,7 +117,7 @@ def login_note(method: LoginMethod) -> str | None:
     return clean_line("asks for " + ", ".join(names)) if names else None
 
 
-async def choose_login(app: DshApp, methods: list[LoginMethod]) -> str | None:
+async def choose_login(app: SessionApp, methods: list[LoginMethod]) -> str | None:
     """The agent asked for a login: the method to use, or None on Esc."""
     choices = [Choice(method.id, clean_line(method.name), login_note(method)) for method in methods]
     answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
@@ -125,7 +125,7 @@ async def choose_login(app: DshApp, methods: list[LoginMethod]) -> str | None:
     return await answer
 
 
-async def ask_env(app: DshApp, method: AuthMethodEnvVar) -> dict[str, str] | None:
+async def ask_env(app: SessionApp, method: AuthMethodEnvVar) -> dict[str, str] | None:
     """An env_var method's values from the login form, or None on Esc."""
     from tui.widgets.env_login import EnvLoginScreen
 
@@ -135,7 +135,7 @@ async def ask_env(app: DshApp, method: AuthMethodEnvVar) -> dict[str, str] | Non
 
 
 async def pick_session(
-    app: DshApp, sessions: list[SessionInfo], title: str = "Resume a session"
+    app: SessionApp, sessions: list[SessionInfo], title: str = "Resume a session"
 ) -> str | None:
     """The session picker: the chosen session's id, or None on Esc."""
     noted = remembered(prompts_path(app.config.cwd))
@@ -145,7 +145,7 @@ async def pick_session(
     return await answer
 
 
-async def resume(app: DshApp) -> None:
+async def resume(app: SessionApp) -> None:
     """Pick an earlier session, then reconnect and load it. The list comes from the live
     connection (session/list), so Esc in the picker leaves the current session untouched;
     nothing is restarted before a choice. Not with an agent that cannot load sessions:
@@ -180,7 +180,7 @@ async def resume(app: DshApp) -> None:
     )
 
 
-async def resume_from_list(app: DshApp, session: AgentConnection) -> None:
+async def resume_from_list(app: SessionApp, session: AgentConnection) -> None:
     from acp.exceptions import RequestError
 
     from tui.agent_text import clean_error

@@ -73,7 +73,9 @@ async def test_default_agent_connects_without_the_venv_on_path(
 async def test_missing_agent_says_not_found_and_quitting_fails(tmp_path: Path) -> None:
     app = DshApp(AppConfig(f"{MISSING} --flag", tmp_path, log_dir=tmp_path / "logs"))
     async with app.run_test(size=(100, 30)) as pilot:
+        # A pushed screen composes on its own task: wait for its text, not only the push.
         await wait_until(pilot, lambda: isinstance(app.screen, AgentFailedScreen))
+        await wait_until(pilot, lambda: bool(app.screen.query("#failure")))
         failure = app.controller.failure
         assert failure is not None and not failure.started
         shown = str(app.screen.query_one("#failure").render())

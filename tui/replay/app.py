@@ -12,22 +12,48 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from textual.binding import Binding
 
-from tui import session_messages as messages
 from tui.agent_log import new_agent_log
 from tui.app import DshApp
 from tui.config import AppConfig
 from tui.permissions import PendingPermission
 from tui.prompt.history import PromptHistory
 from tui.replay.process import ReplayProcess, recorded_resume
-from tui.session.events import PermissionAsked, PermissionClosed, SessionEvent
+from tui.session.events import (
+    Connected,
+    PermissionAsked,
+    PermissionClosed,
+    SessionEvent,
+    TurnEnded,
+    TurnStarted,
+)
 from tui.session.prompts import FirstPrompts
+from tui.session_pane import SessionPane
+from tui.state import Change
 from tui.widgets.prompt.prompt import PromptArea
 
 DEFAULT_SPEED = 1.0
 """The recorded timing: a replay looks the way the session did, a demo runs at its pace."""
+
+
+class ReplayPane(SessionPane):
+    """The session pane of a replay: where the live pane opens the prompt, `leave_prompt`
+    closes it again in the same handler, then once more after the refresh, when the focus
+    the pane gave it has landed."""
+
+    def __init__(self, config: AppConfig, leave_prompt: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(config, **kwargs)
+        self.leave_prompt = leave_prompt
+
+    def on_session_pane_event(self, message: SessionPane.Event) -> None:
+        super().on_session_pane_event(message)
+        message.prevent_default()  # the pane's own handler has run, just above
+        if isinstance(message.event, Connected | TurnStarted | TurnEnded):
+            self.leave_prompt()
+            self.call_after_refresh(self.leave_prompt)
 
 
 class ReplayApp(DshApp):
@@ -45,11 +71,20 @@ class ReplayApp(DshApp):
 
     def __init__(self, config: AppConfig, replay: ReplayProcess) -> None:
         super().__init__(config)
-        self.history = PromptHistory(None)  # a replay's prompts are not the user's
-        self.first_prompts = FirstPrompts(None)  # nor are its sessions
         self.replay = replay
         replay.bind(self.controller)
+        self.controller.add_observer(self)  # after the pane: questions answered once shown
         self._answered: set[int] = set()  # the recorded permission questions answered
+
+    def new_session_pane(self) -> SessionPane:
+        # A replay's prompts are not the user's, nor are its sessions.
+        return ReplayPane(
+            self.config,
+            self._leave_prompt,
+            history=PromptHistory(None),
+            first_prompts=FirstPrompts(None),
+            id="session",
+        )
 
     def start_agent(self, resume: str | None = None) -> None:
         if self.replay.claimed:
@@ -65,17 +100,8 @@ class ReplayApp(DshApp):
 
     # The prompt is closed: nothing typed would reach an agent, and, stepping, the keys are
     # the replay's (Textual drops an app's binding for a key the focused input consumes).
-    # After the app's own handlers, which open it and set its words.
+    # Also each time the pane would open it (ReplayPane).
     def on_mount(self) -> None:
-        self.call_after_refresh(self._leave_prompt)
-
-    def on_session_connected(self, message: messages.Connected) -> None:
-        self.call_after_refresh(self._leave_prompt)
-
-    def on_session_turn_started(self, message: messages.TurnStarted) -> None:
-        self.call_after_refresh(self._leave_prompt)
-
-    def on_session_turn_ended(self, message: messages.TurnEnded) -> None:
         self.call_after_refresh(self._leave_prompt)
 
     def _leave_prompt(self) -> None:
@@ -89,9 +115,12 @@ class ReplayApp(DshApp):
             self.screen.set_focus(None)
         self.refresh_bindings()
 
-    # A permission question is answered as the user answered it then.
+    # A permission question is answered as the user answered it then (the app observes the
+    # controller too, after its pane).
+    def conversation_changed(self, changes: list[Change]) -> None:
+        """The transcript's changes are the pane's."""
+
     def session_event(self, event: SessionEvent) -> None:
-        super().session_event(event)
         shown = None
         if isinstance(event, PermissionAsked):
             shown = event.request

@@ -1,8 +1,9 @@
 """What a `SessionController` tells its observer, as typed records (no Textual here).
 
-The app turns each into a Textual message (tui/session_messages.py); a demo side reads the few
-it needs directly. The transcript's own changes go by `SessionObserver.conversation_changed`,
-synchronously and in order, since a flood of chunks must not wait on a message queue.
+The session pane carries each up as one Textual message (`SessionPane.Event`); a demo side
+reads the few it needs directly. The transcript's own changes go by
+`SessionObserver.conversation_changed`, synchronously and in order, since a flood of chunks
+must not wait on a message queue.
 """
 
 from __future__ import annotations
