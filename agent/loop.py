@@ -74,6 +74,10 @@ for models that do not say (the Model protocol carries no window size)."""
 
 ABORTED_BY_SHUTDOWN = "tool call aborted: dsh-agent stopped (the client went away)"
 TOOL_ABANDON_S = 4.0
+# After a cancel, how long an open permission question may take to be settled by the client
+# (which answers it `cancelled`): the turn's answer waits for it, since the question is an
+# operation of the turn, and a request and a cancel can cross on the wire.
+PERMISSION_SETTLE_S = 2.0
 """After a cancel, how long a running tool may take to stop before the turn abandons it (bash
 needs up to its kill grace plus pipe drains; a tool stuck in a system call never stops)."""
 TOOL_SPECS = openai_tool_specs()
@@ -407,8 +411,10 @@ async def _ask(
     finally:
         waiter.cancel()
     if not asking.done():
-        asking.cancel()
-        return "cancelled"
+        await asyncio.wait({asking}, timeout=PERMISSION_SETTLE_S)
+        if not asking.done():
+            asking.cancel()
+        return "cancelled"  # whatever the client answered: the turn is over
     try:
         return read_answer(asking.result())
     except Exception as error:  # fail closed: a request that failed is a rejection

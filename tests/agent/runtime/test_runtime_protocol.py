@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from acp import RequestError, text_block
 from acp.schema import (
+    DeniedOutcome,
     ImageContentBlock,
     PermissionOption,
+    RequestPermissionResponse,
     ToolCallUpdate,
 )
 from runtime_support import Connect, dismiss, scenario_file, scripted, select
@@ -198,6 +200,30 @@ async def test_cancel_while_asking_ends_the_turn_cancelled(connect: Connect) -> 
         assert "aborted before dispatch" in str(final["content"])
         # The session takes prompts again.
         assert await h.prompt(sid, "help") == "end_turn"
+
+
+async def test_a_cancel_waits_for_the_open_question_to_be_settled(connect: Connect) -> None:
+    """A question and a cancel can cross on the wire: the turn's answer waits until the client
+    has settled the question (ACP: the turn ends once its operations are aborted)."""
+    cancel_sent = asyncio.Event()
+    order: list[str] = []
+
+    async def late(tool_call: ToolCallUpdate, options: list[PermissionOption]) -> Any:
+        await cancel_sent.wait()
+        await asyncio.sleep(0.2)
+        order.append("question settled")
+        return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+    async with connect(answer=late) as h:
+        sid = await h.new()
+        prompt = asyncio.create_task(h.prompt(sid, "write a.txt: x"))
+        await h.client.asked.wait()
+        await h.conn.cancel(session_id=sid)
+        cancel_sent.set()
+        assert await prompt == "cancelled"
+        order.append("prompt answered")
+        assert order == ["question settled", "prompt answered"]
+        assert not (h.workspace / "a.txt").exists()
 
 
 # --- modes ------------------------------------------------------------------------------------
