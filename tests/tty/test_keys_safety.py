@@ -66,7 +66,10 @@ def test_typing_while_a_question_is_open_never_answers_it(
     assert not typed.exists(), app.dump()
     # The queued prompts follow once the turn ends; the draft is never sent.
     app.wait_for(lambda lines: not queued_rows(lines), 30, "the queue to be sent")
-    assert any("keep this draft" in line for line in app.display()[-6:]), app.dump()
+    # Still in the prompt box at the bottom, once the screen is drawn again after the queue.
+    app.wait_for(
+        lambda lines: any("keep this draft" in line for line in lines[-6:]), 15, "the draft kept"
+    )
 
 
 def test_tab_then_a_allows(tty: Start, home: Path) -> None:
