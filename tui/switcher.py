@@ -118,10 +118,17 @@ def login_note(method: LoginMethod) -> str | None:
 
 
 async def choose_login(app: SessionApp, methods: list[LoginMethod]) -> str | None:
-    """The agent asked for a login: the method to use, or None on Esc."""
-    choices = [Choice(method.id, clean_line(method.name), login_note(method)) for method in methods]
+    """The agent asked for a login: the method to use, or None on Esc. Each method's
+    description is under its name, wrapped in a wide list: it is often an instruction
+    (`Run claude /login in the terminal`) that a note after the name would cut."""
+    choices = [
+        Choice(method.id, clean_line(method.name), detail=login_note(method), wraps=True)
+        for method in methods
+    ]
     answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-    app.push_screen(ChoiceScreen("Log in to the agent", choices, None), answer.set_result)
+    why = app.controller.take_login_refusal()  # the methods again, after a refusal
+    screen = ChoiceScreen("Log in to the agent", choices, None, wide=True, message=why)
+    app.push_screen(screen, answer.set_result)
     return await answer
 
 

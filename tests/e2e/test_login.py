@@ -55,7 +55,7 @@ async def test_auth_required_opens_the_login_picker_then_the_session(tmp_path: P
         assert screen.title_text == "Log in to the agent"
         assert [choice.value for choice in screen.choices] == ["oauth", "key"]
         assert screen.choices[0].label == "Log in with a browser"
-        assert screen.choices[0].note == "opens your account page"
+        assert screen.choices[0].detail == "opens your account page"
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.controller.session is not None, timeout=60)
         assert [entry["method"] for entry in log_lines(log)] == ["authenticate", "session/new"]

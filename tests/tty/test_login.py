@@ -89,3 +89,53 @@ def test_a_failed_terminal_login_says_so_and_offers_the_methods_again(
     app.key("escape")
     app.wait_for("the terminal login failed (exit status 3)", timeout=60)
     assert not (home / "logged-in").exists()
+
+
+def boxed_words(lines: list[str]) -> str:
+    """The words inside the picker's box, its borders and line breaks gone: a wrapped line
+    read whole."""
+    inside = [line.split("▊", 1)[1].rsplit("▎", 1)[0] for line in lines if "▊" in line]
+    return " ".join(" ".join(inside).split())
+
+
+LONG_INSTRUCTION = "Run `acme /login` in a terminal, then come back and choose this again"
+
+
+def test_a_refused_login_is_said_whole_and_no_agent_escape_reaches_the_terminal(
+    tty: Start, home: Path
+) -> None:
+    """The method's instruction is a line of its own, whole at 80 columns; the agent's
+    refusal is said with it; escapes in either never reach the terminal."""
+    methods = [
+        {
+            "id": "cli",
+            "name": "Log in\x1b]0;EVILNAME\x07 with Acme",
+            "description": LONG_INSTRUCTION,
+        },
+        {"id": "oauth", "name": "Log in with a browser"},
+    ]
+    script = {
+        "agent_name": "refusing",
+        "prompts": [[]],
+        "auth": {
+            "methods": methods,
+            "accept": "oauth",
+            "refuse": {"cli": "Method\x1b]52;c;cm0gLXJmIH4=\x07 not implemented."},
+        },
+    }
+    app = tty(["--agent", script_agent_command(home / "script.json", script)], size=(80, 24))
+    lines = app.wait_for("then come back", timeout=60)
+    assert LONG_INSTRUCTION in boxed_words(lines), app.dump()
+    app.key("enter")  # cli: the agent refuses it
+    # The methods again, under why: said above the picker, which covers the transcript.
+    lines = app.wait_for(lambda lines: "not implemented" in "\n".join(lines), timeout=60)
+    screen = " ".join(" ".join(lines).split())
+    assert "could not log in with 'Log in with Acme'" in screen, app.dump()
+    assert "Log in to the agent" in screen, app.dump()
+    app.key("down", "enter")  # oauth: accepted
+    lines = app.wait_for(header_ready, timeout=60)
+    assert "refusing" in lines[0], app.dump()
+    assert app.quit() == 0
+    seen = app.sequences()
+    for family in ("OSC 0", "OSC 52"):
+        assert family not in seen, (family, app.sequence_examples().get(family))

@@ -6,22 +6,25 @@ which the agent says in the option's `_meta["dsh.unavailable"]`). The picker's k
 its own footer, in place of the app's, whose keys act on the screen behind it. Choosing a
 choice that cannot work yet does not switch to it: the picker stays open and says how to fix
 it, rather than let the error wait for the next prompt. A choice with a `detail` has it on a
-second dim line, never wrapped either (the resume picker's first prompts, in a wider picker).
+second dim line, never wrapped either (the resume picker's first prompts, in a wider picker),
+unless it `wraps` (a login method's instruction, which must be read whole).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.sanitize import clean_line
@@ -38,6 +41,7 @@ class Choice:
     note: str | None = None  # shown dim after the label
     warning: str | None = None  # why it cannot work yet: the row is dimmed and says so
     detail: str | None = None  # a second, dim line (a session's first prompt)
+    wraps: bool = False  # the detail is wrapped, not cut (a login method's instruction)
 
 
 def select_option_choices(option: Any) -> list[Choice]:
@@ -72,6 +76,16 @@ def unavailable_message(choice: Choice) -> str:
     return f"{choice.label} cannot work yet: {warning}."
 
 
+def row_prompt(choice: Choice, current: bool) -> Text | Group:
+    """The row: `row_text`, or for a wrapped detail the name line over the detail indented
+    as a block, so its wrapped lines stay under it."""
+    if not (choice.wraps and choice.detail):
+        return row_text(choice, current)
+    head = row_text(replace(choice, detail=None), current)
+    detail = Text(choice.detail, style="dim")
+    return Group(head, Padding(detail, (0, 0, 0, DETAIL_INDENT)))
+
+
 def row_text(choice: Choice, current: bool) -> Text:
     """`● name  note`, or `  name  ⚠ why` dimmed; plain text, since agent text as markup
     would run `[@click=...]`."""
@@ -100,6 +114,14 @@ class ChoiceScreen(ModalScreen[str | None]):
     DEFAULT_CSS = """
     ChoiceScreen { align: center middle; }
     ChoiceScreen.-wide > OptionList { width: 90%; max-width: 120; }
+    ChoiceScreen > #choice-message {
+        width: 60;
+        padding: 0 1;
+        background: $surface;
+        color: $text-error;
+        border: round $error;
+    }
+    ChoiceScreen.-wide > #choice-message { width: 90%; max-width: 120; }
     ChoiceScreen > OptionList {
         width: 60;
         max-height: 20;
@@ -118,17 +140,20 @@ class ChoiceScreen(ModalScreen[str | None]):
         current: str | None,
         *,
         wide: bool = False,
+        message: str | None = None,
     ) -> None:
-        super().__init__(classes="-wide" if wide else None)
+        """`message`, when given, is said above the list (why the choice is asked again)."""
         self.choices = [
             choice if isinstance(choice, Choice) else Choice(*choice) for choice in choices
         ]
+        super().__init__(classes="-wide" if wide else None)
         self.current = current
         self.title_text = title
+        self.message = message
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(row_text(choice, choice.value == self.current), id=choice.value)
+            Option(row_prompt(choice, choice.value == self.current), id=choice.value)
             for choice in self.choices
         ]
         menu = OptionList(*options, markup=False)
@@ -136,6 +161,8 @@ class ChoiceScreen(ModalScreen[str | None]):
         values = [choice.value for choice in self.choices]
         if self.current in values:
             menu.highlighted = values.index(self.current)
+        if self.message:
+            yield Static(Content(self.message), id="choice-message")  # agent text: never markup
         yield menu
         yield Footer(show_command_palette=False)
 
