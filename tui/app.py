@@ -160,7 +160,7 @@ class DshApp(SessionApp):
             lambda sessions, missing: switcher.choose_session(self, sessions, missing),
             before_connect=self.first_frame,
             defaults=(self.config.agent_mode, self.config.agent_model),
-            login=lambda methods: switcher.choose_login(self, methods),
+            login=lambda methods, refusal: switcher.choose_login(self, methods, refusal),
             ask_env=lambda method: switcher.ask_env(self, method),
             run_login=lambda spec, args, env: terminal_login.run(self, spec, args, env),
         )

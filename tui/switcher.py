@@ -117,17 +117,19 @@ def login_note(method: LoginMethod) -> str | None:
     return clean_line("asks for " + ", ".join(names)) if names else None
 
 
-async def choose_login(app: SessionApp, methods: list[LoginMethod]) -> str | None:
+async def choose_login(
+    app: SessionApp, methods: list[LoginMethod], refusal: str | None = None
+) -> str | None:
     """The agent asked for a login: the method to use, or None on Esc. Each method's
     description is under its name, wrapped in a wide list: it is often an instruction
-    (`Run claude /login in the terminal`) that a note after the name would cut."""
+    (`Run claude /login in the terminal`) that a note after the name would cut. `refusal`,
+    when the methods come again, is why the last one failed: said above them."""
     choices = [
         Choice(method.id, clean_line(method.name), detail=login_note(method), wraps=True)
         for method in methods
     ]
     answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-    why = app.controller.take_login_refusal()  # the methods again, after a refusal
-    screen = ChoiceScreen("Log in to the agent", choices, None, wide=True, message=why)
+    screen = ChoiceScreen("Log in to the agent", choices, None, wide=True, message=refusal)
     app.push_screen(screen, answer.set_result)
     return await answer
 

@@ -21,7 +21,8 @@ from tui.sanitize import clean_line
 
 AUTH_REQUIRED = -32000
 LoginMethod = AuthMethodAgent | AuthMethodEnvVar | AuthMethodTerminal
-LoginChooser = Callable[[list[LoginMethod]], Awaitable[str | None]]
+# The method to use, or None; with why the last one was refused when they are offered again.
+LoginChooser = Callable[[list[LoginMethod], str | None], Awaitable[str | None]]
 # The values for an env_var method's variables, or None when the user backs out.
 EnvAsker = Callable[[AuthMethodEnvVar], Awaitable[dict[str, str] | None]]
 # Tells the user why an `authenticate` failed, before the methods are offered again.
@@ -102,8 +103,10 @@ async def with_login(
             reason = f"the agent needs a login (auth_required); its auth methods: {offered}"
             raise RequestError(error.code, reason, error.data) from error
         cancelled = RequestError(error.code, "login cancelled (auth_required)", None)
+        refusal: str | None = None
         while True:
-            method_id = await choose(methods)
+            method_id = await choose(methods, refusal)
+            refusal = None
             if method_id is None:
                 raise cancelled from error
             method = next(m for m in methods if m.id == method_id)
@@ -120,7 +123,8 @@ async def with_login(
             except RequestError as refused:
                 if failed is None:
                     raise RequestError(refused.code, refusal_text(method, refused)) from refused
-                failed(refusal_text(method, refused))
+                refusal = refusal_text(method, refused)
+                failed(refusal)
                 continue
             break
     return await open_session()

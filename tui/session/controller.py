@@ -85,7 +85,7 @@ def after_login(record: Path | None) -> Path | None:
     return record.with_name(f"{stem}{tail}{record.suffix}")
 
 
-LoginChooser = Callable[[list["LoginMethod"]], Awaitable[str | None]]
+LoginChooser = Callable[[list["LoginMethod"], str | None], Awaitable[str | None]]
 EnvAsker = Callable[["AuthMethodEnvVar"], Awaitable[dict[str, str] | None]]
 # Runs a terminal login (the agent's program with extra args and env): its exit status, or
 # None when it could not run at all.
@@ -135,7 +135,6 @@ class SessionController:
         self.queued: list[str] = []
         # A prompt put back in the queue by a login that restarts the agent: already shown.
         self._retry_shown: str | None = None
-        self._login_refusal: str | None = None
         self._queue_changed = asyncio.Event()
         self.permissions: list[PendingPermission] = []
         # `!` commands the user runs in the session's client terminals
@@ -328,15 +327,9 @@ class SessionController:
         self._queue_shown()
 
     def login_failed(self, why: str) -> None:
-        """The agent refused a login: said in the transcript, and kept for the picker that
-        offers its methods again (`take_login_refusal`), which would cover the transcript."""
+        """The agent refused a login: said in the transcript, then its methods come again
+        (the picker says it too, since it covers the transcript)."""
         self.notice(why, "error")
-        self._login_refusal = why
-
-    def take_login_refusal(self) -> str | None:
-        """Why the last login was refused, once: the next picker says it."""
-        why, self._login_refusal = self._login_refusal, None
-        return why
 
     def fail(self, failure: AgentFailed) -> None:
         """The agent is gone: its open questions are answered cancelled and its running calls

@@ -143,10 +143,10 @@ class ChoiceScreen(ModalScreen[str | None]):
         message: str | None = None,
     ) -> None:
         """`message`, when given, is said above the list (why the choice is asked again)."""
+        super().__init__(classes="-wide" if wide else None)
         self.choices = [
             choice if isinstance(choice, Choice) else Choice(*choice) for choice in choices
         ]
-        super().__init__(classes="-wide" if wide else None)
         self.current = current
         self.title_text = title
         self.message = message
