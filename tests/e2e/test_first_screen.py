@@ -86,8 +86,8 @@ async def test_footer_lists_only_keys_that_act_in_one_order(tmp_path: Path) -> N
         await wait_until(pilot, lambda: app.controller.session is not None)
         await wait_until(pilot, lambda: footer(app) == ["Mode", "Model", "Quit", "Capabilities"])
         app.screen.set_focus(None)  # the order does not depend on what has focus
-        await pilot.pause()
-        assert footer(app) == ["Mode", "Model", "Quit", "Capabilities"]
+        # The footer is recomposed after the focus change: waited for, not read at once.
+        await wait_until(pilot, lambda: footer(app) == ["Mode", "Model", "Quit", "Capabilities"])
         app.query_one(PromptArea).focus()
         await send(app, pilot, "hi")
         # The key of the moment first.
