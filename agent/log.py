@@ -292,6 +292,40 @@ class SessionStore:
             events.append(event)
         return LoadedSession(header, events, session_log)
 
+    def fork(self, source_id: str, fork_id: str, cwd: str) -> LoadedSession:
+        """A new log `fork_id` holding `source_id`'s events so far, started in `cwd`.
+
+        The source is read, never locked or changed: it may be open in this process or in
+        another. The fork's log is written whole and released, so whichever process prompts
+        it next (this one, or another that loads it) takes its lock then. Raises
+        SessionNotFound and LogError.
+        """
+        path = self.path_for(source_id)
+        try:
+            with path.open("rb") as handle:
+                header, events, _ = _read(handle, path)
+        except FileNotFoundError:
+            raise SessionNotFound(f"no session {source_id} in {self.root}") from None
+        except OSError as error:
+            raise LogError(f"cannot read {path}: {error.strerror or error}") from None
+        if header.id != source_id:
+            raise LogError(f"{path} belongs to session {header.id}")
+        events.extend(_recovery_events(events))
+        titles = [event.title for event in events if isinstance(event, Title)]
+        title = header.title or (titles[0] if titles else None)
+        # Named apart from its source in a picker (a header's title outranks the events').
+        fork_header = Header(fork_id, cwd, now_iso(), None if title is None else f"{title} (fork)")
+        fork_log = SessionLog(self.path_for(fork_id), fork_header)
+        try:
+            for event in events:
+                fork_log.append(event)
+            fork_log.start()  # the header alone when there were no events
+        except OSError as error:
+            raise LogError(f"cannot write {fork_log.path}: {error.strerror or error}") from None
+        finally:
+            fork_log.close()
+        return LoadedSession(fork_header, events, fork_log)
+
     def list(self, cwd: str | None = None) -> list[SessionSummary]:
         """Every readable session (in `cwd` if given), most recently updated first."""
         summaries: list[SessionSummary] = []

@@ -58,6 +58,8 @@ from acp.schema import (
     ResumeSessionRequest,
     ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionForkCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SetSessionConfigOptionBooleanRequest,
@@ -93,6 +95,7 @@ from agent.permissions import DEFAULT_MODE, parse_mode
 from agent.session import (
     AgentSession,
     AnyUpdate,
+    ForkSessionWithModels,
     LoadSessionWithModels,
     NewSessionWithModels,
     PromptInFlight,
@@ -199,7 +202,11 @@ class DshAgent(Agent):
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=True
                 ),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    fork=SessionForkCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
             agent_info=Implementation(name="dsh-agent", title="dsh-agent", version=__version__),
@@ -404,6 +411,63 @@ class DshAgent(Agent):
             raise RequestError(-32600, str(error), {"sessionId": session_id}) from None
         return PromptResponse(stop_reason=stop)
 
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[McpServer] | None = None,
+        **kwargs: Any,
+    ) -> ForkSessionResponse:
+        """A new session holding `session_id`'s conversation so far; the source goes on as
+        it was. Its log is written whole and not held, so another dsh-agent process can
+        `session/load` it (a client opening the fork in a tab of its own does)."""
+        cwd = _absolute_cwd(cwd, "session/fork")
+        if not os.path.isdir(cwd):
+            raise invalid_params(f"cwd {cwd} is not a directory", cwd=cwd)
+        source = self._sessions.get(session_id)
+        if source is not None and source.busy:
+            raise RequestError(
+                -32600,
+                f"session {session_id} has a prompt running: fork it once the turn ends",
+                {"sessionId": session_id},
+            )
+        fork_id = uuid.uuid4().hex
+        try:
+            forked = self.store.fork(session_id, fork_id, cwd)
+        except SessionNotFound as error:
+            raise RequestError(-32002, str(error), {"sessionId": session_id}) from None
+        except LogError as error:
+            raise RequestError(-32603, str(error), {"sessionId": session_id}) from None
+        session = self._make_session(fork_id, cwd, forked.log)
+        for event in forked.events:
+            session.history.feed(event)
+            session.titled = session.titled or isinstance(event, Title)
+        self._sessions[fork_id] = session
+        try:
+            await self._connect_mcp(session, mcp_servers)
+        except BaseException:
+            await session.close()
+            del self._sessions[fork_id]
+            raise
+        session.notify(self._commands_update(session))
+        log.info("forked session %s into %s (%d events)", session_id, fork_id, len(forked.events))
+        return ForkSessionWithModels(
+            session_id=fork_id,
+            modes=session.mode_state(),
+            config_options=list(session.config_options()),
+            models=session.model_state(),
+        )
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
+        """Stop the session's turn and jobs and release its log; closing one that is not
+        open here (or twice) is not an error."""
+        session = self._sessions.pop(session_id, None)
+        if session is not None:
+            await session.close()
+            log.info("closed session %s", session_id)
+        return CloseSessionResponse()
+
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)
         if session is not None:
@@ -419,16 +483,6 @@ class DshAgent(Agent):
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
         raise RequestError.method_not_found("authenticate")
 
-    async def fork_session(
-        self,
-        session_id: str,
-        cwd: str,
-        additional_directories: list[str] | None = None,
-        mcp_servers: list[McpServer] | None = None,
-        **kwargs: Any,
-    ) -> ForkSessionResponse:
-        raise RequestError.method_not_found("session/fork")
-
     async def resume_session(
         self,
         session_id: str,
@@ -438,9 +492,6 @@ class DshAgent(Agent):
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         raise RequestError.method_not_found("session/resume")
-
-    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
-        raise RequestError.method_not_found("session/close")
 
     async def set_session_model(self, session_id: str, model_id: str) -> dict[str, Any]:
         """`session/set_model` (unstable ACP): the same switch as the `model` config option.
@@ -595,7 +646,9 @@ async def serve_stdio(agent: DshAgent, *, max_message_bytes: int = MAX_MESSAGE_B
     reaper = become_subreaper()
     reader, writer = await stdio_streams(limit=READ_CHUNK_BYTES)
     transport = GuardedTransport(reader, writer, max_message_bytes=max_message_bytes)
-    conn = AgentSideConnection(agent, transport, listening=False)
+    # Unstable methods routed: session/fork and session/close (session/resume answers
+    # method-not-found below, as the SDK would without the flag).
+    conn = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)
     loop = asyncio.get_running_loop()
     listening = asyncio.ensure_future(conn.listen())
     reaping = asyncio.ensure_future(_reap_periodically()) if reaper else None

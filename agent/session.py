@@ -19,6 +19,7 @@ from acp.schema import (
     AvailableCommandsUpdate,
     ConfigOptionUpdate,
     CurrentModeUpdate,
+    ForkSessionResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
@@ -134,6 +135,12 @@ class NewSessionWithModels(NewSessionResponse):
     models: SessionModelState | None = None
 
 
+class ForkSessionWithModels(ForkSessionResponse):
+    """`session/fork`'s response plus the unstable `models` field."""
+
+    models: SessionModelState | None = None
+
+
 class LoadSessionWithModels(LoadSessionResponse):
     """`session/load`'s response plus the unstable `models` field."""
 
@@ -244,6 +251,8 @@ class AgentSession:
                 await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
             if not task.done():
                 log.warning("the cancelled turn is still winding down; answering cancelled")
+                return "cancelled"
+            if task.cancelled():  # the session closed under it: the prompt still answers
                 return "cancelled"
             return task.result()
         except asyncio.CancelledError:

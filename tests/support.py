@@ -43,6 +43,22 @@ async def wait_until(pilot: Any, predicate: Callable[[], bool], timeout: float =
         await pilot.pause(0.02)
 
 
+async def layout_still(pilot: Any, widget: Any, pauses: int = 3, timeout: float = 20.0) -> None:
+    """Until `widget`'s virtual size and scroll position stay the same over `pauses` pauses:
+    on a loaded machine a last height change (a Markdown block, a pane) can land after every
+    other condition holds, and a snapshot taken then shows the scrollbar of the layout before."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    last, same = None, 0
+    while same < pauses:
+        if loop.time() > deadline:
+            raise AssertionError("the layout did not hold still before the timeout")
+        await pilot.pause(0.02)
+        now = (widget.virtual_size, widget.scroll_y, widget.max_scroll_y)
+        same = same + 1 if now == last else 0
+        last = now
+
+
 async def cancel_once_written(pid_file: Path, cancel: asyncio.Event) -> None:
     """Set `cancel` once a command has written its pid to `pid_file`: it is running then."""
     while not pid_file.exists() or not pid_file.read_text().strip():

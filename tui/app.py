@@ -3,9 +3,10 @@ the app's own (help, capabilities, the failure screen).
 
 The session itself (the connection, the transcript's state, the permission and prompt queues)
 is a `SessionController` (tui/session/controller.py), shown by the `SessionPane` that owns it
-(tui/session_pane.py); the app holds that pane. The connection and every prompt run in one
-worker, never in a message handler: awaiting a prompt in a handler would freeze key bindings
-(Esc could not cancel).
+(tui/session_pane.py); the app holds one pane per tab (tui/tabbed_app.py), `pane` the shown one.
+Each pane's connection and every prompt of it run in one worker of that pane, never in a
+message handler: awaiting a prompt in a handler would freeze key bindings (Esc could not
+cancel).
 """
 
 from __future__ import annotations
@@ -16,41 +17,49 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from textual import events, work
+from textual import events
 from textual._dispatch_key import dispatch_key
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker, WorkerCancelled, WorkerFailed
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from tui import chrome, conversation_tools, kept_settings, key_routing, switcher, terminal_login
 from tui.agent_log import new_agent_log
 from tui.config import AppConfig as AppConfig  # re-exported: built by callers of DshApp
 from tui.heap import freeze_startup_heap
-from tui.keys import add_browser_alternatives, register_alt_enter
+from tui.keys import add_browser_alternatives, alt_digit, register_alt_enter
 from tui.launch import LaunchSpec
 from tui.main_screen import MainScreen
 from tui.prompt_input import ClientCommand
 from tui.sanitize import sanitize_text, strip_control
 from tui.session.events import Connected, Failed
-from tui.session_app import SessionApp
 from tui.session_pane import SessionPane
+from tui.tab_host import TabHost
+from tui.tabbed_app import TabbedApp
+from tui.tabs.priority import ShownFirst
+from tui.widgets import paging
 from tui.widgets.capabilities import CapabilitiesScreen
+from tui.widgets.choice import ChoiceScreen
 from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.help import HelpScreen
 from tui.widgets.inspector import panel as inspector
+from tui.widgets.tab_bar import TabBar
 
 # The ACP SDK (its pydantic schema takes 0.3–0.7 s to import) and tui.connection, which needs it,
 # are imported by the controller once the agent is starting: the first frame needs only Textual.
 # The modules above import the SDK only for annotations, or inside the functions that use it.
 if TYPE_CHECKING:
+    from acp.schema import AuthMethodEnvVar, SessionInfo
     from textual.notifications import SeverityLevel
+
+    from tui.connection.login import LoginMethod
 
 log = logging.getLogger(__name__)
 
 
-class DshApp(SessionApp):
+class DshApp(TabbedApp):
     TITLE = "dsh-tui"
     BINDINGS = [
         # Footer order, whatever has focus (tui/main_screen.py): what this moment needs first
@@ -78,6 +87,24 @@ class DshApp(SessionApp):
         # Described on F1 with the transcript's own keys, so no description here.
         Binding("alt+up,ctrl+up", "transcript_keys", "", show=False),
         Binding("ctrl+f", "search", "", show=False, priority=True),
+        # Tabs (tui/tabbed_app.py): several sessions in one window.
+        Binding("ctrl+t", "new_tab", "New tab", show=False, priority=True),
+        Binding("ctrl+w", "close_tab", "Close tab", show=False, priority=True),
+        Binding("ctrl+pagedown", "step_tab(1)", "Next tab", show=False, priority=True),
+        Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", show=False, priority=True),
+        *[
+            Binding(
+                alt_digit(n),
+                f"goto_tab({n})",
+                f"Tab {n}",
+                key_display=f"alt+{n}",
+                show=False,
+                priority=True,
+            )
+            for n in range(1, 10)
+        ],
+        # Shown only while a question waits in a tab out of sight (`check_action`).
+        Binding("ctrl+g", "jump_waiting", "Question", priority=True),
     ]
     CSS = """
     Screen { layout: vertical; }
@@ -89,24 +116,55 @@ class DshApp(SessionApp):
 
     def __init__(self, config: AppConfig | None = None) -> None:
         super().__init__()
-        self.config = config or AppConfig()
-        self.theme = self.config.theme
+        self._config = config or AppConfig()
+        self.theme = self._config.theme
         kept_settings.restore(self)  # the theme and diff view of the last run
+        self.tab_host = TabHost()
+        self.shown_first = ShownFirst(
+            after_refresh=self.call_after_refresh,
+            working=lambda pane: isinstance(pane, SessionPane) and pane.controller.turn_running,
+        )
         self.pane = self.new_session_pane()
+        self.tab_host.add(self.pane)
+        self.shown_first.shown = self.pane
         register_alt_enter()
-        if self.config.web:
+        if self._config.web:
             add_browser_alternatives(self._bindings, self.BINDINGS)
-        self._acp_worker: Worker[None] | None = None
         self._quitting = False
+        self._tabs_made = 1
+
+    # The shown tab's settings: its agent and directory (each tab has its own).
+    @property
+    def config(self) -> AppConfig:
+        pane = self.__dict__.get("pane")
+        return pane.config if isinstance(pane, SessionPane) else self._config
+
+    @config.setter
+    def config(self, value: AppConfig) -> None:
+        pane = self.__dict__.get("pane")
+        if isinstance(pane, SessionPane):
+            pane.config = value
+        else:
+            self._config = value
 
     def new_session_pane(self) -> SessionPane:
-        """The pane of the app's session."""
-        return SessionPane(self.config, id="session")
+        """The pane of the app's first session."""
+        return self.gated(SessionPane(self._config, id="session"))
+
+    def new_tab_pane(self, config: AppConfig) -> SessionPane:
+        self._tabs_made += 1
+        return self.gated(SessionPane(config, id=f"session-{self._tabs_made}"))
+
+    def gated(self, pane: SessionPane) -> SessionPane:
+        """The pane's agent is read in its turn: the shown tab first (tui/tabs/priority.py)."""
+        pane.controller.receive_gate = self.shown_first.gate(pane)
+        return pane
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
+        yield TabBar(self.show_tab, id="tabs")
         yield self.pane
 
     def notify(
@@ -139,30 +197,64 @@ class DshApp(SessionApp):
         self._first_frame_drawn = False
         kept_settings.start_keeping(self)
         self.start_agent(self.config.resume)
+        for tab in self.config.tabs:  # `--tab`: the others, started at once, out of sight
+            config = self.config_for(tab.choice, tab.cwd, tab.resume)
+            self.run_worker(self.open_tab(config, show=False))
 
     # -- the connection -----------------------------------------------------------------
 
     def start_agent(self, resume: str | None = None) -> None:
-        self._acp_worker = self.run_acp(resume)
+        self.start_pane(self.pane, resume)
 
-    @work(name="acp", group="acp", exclusive=True, exit_on_error=False)
-    async def run_acp(self, resume: str | None) -> None:
-        started, self._prestarted = self._prestarted, None
+    def start_pane(self, pane: SessionPane, resume: str | None) -> None:
+        pane.acp_worker = self.run_worker(
+            self.run_acp(pane, resume),
+            name="acp",
+            group=f"acp-{pane.id}",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def run_acp(self, pane: SessionPane, resume: str | None) -> None:
+        # The agent the CLI started belongs to the first tab's first connection only.
+        started = self._prestarted if pane.id == "session" else None
+        if started is not None:
+            self._prestarted = None
         try:
-            spec = started.spec if started is not None else self.launch_spec()
+            spec = started.spec if started is not None else self.launch_spec(pane.config)
         except ValueError as error:
             self.notify(str(error), severity="error")
             return
-        await self.controller.run(
+
+        # Each question that takes the whole screen waits until its tab is shown.
+        async def choose(sessions: list[SessionInfo], missing: str | None) -> str | None:
+            await self.in_sight(pane, "which session to resume")
+            return await switcher.choose_session(self, sessions, missing)
+
+        async def login(methods: list[LoginMethod], refusal: str | None) -> str | None:
+            await self.in_sight(pane, "a login")
+            return await switcher.choose_login(self, methods, refusal)
+
+        async def ask_env(method: AuthMethodEnvVar) -> dict[str, str] | None:
+            await self.in_sight(pane, "a login")
+            return await switcher.ask_env(self, method)
+
+        async def run_login(
+            spec: LaunchSpec, args: tuple[str, ...], env: dict[str, str]
+        ) -> int | None:
+            await self.in_sight(pane, "a login in the terminal")
+            return await terminal_login.run(self, spec, args, env)
+
+        await pane.controller.run(
             spec,
             started,
             resume,
-            lambda sessions, missing: switcher.choose_session(self, sessions, missing),
+            choose,
             before_connect=self.first_frame,
-            defaults=(self.config.agent_mode, self.config.agent_model),
-            login=lambda methods, refusal: switcher.choose_login(self, methods, refusal),
-            ask_env=lambda method: switcher.ask_env(self, method),
-            run_login=lambda spec, args, env: terminal_login.run(self, spec, args, env),
+            defaults=(pane.config.agent_mode, pane.config.agent_model),
+            login=login,
+            ask_env=ask_env,
+            run_login=run_login,
         )
 
     async def first_frame(self) -> None:
@@ -174,31 +266,45 @@ class DshApp(SessionApp):
             await drawn.wait()
             self._first_frame_drawn = True
 
-    def launch_spec(self) -> LaunchSpec:
-        """How to start the configured agent, with a fresh stderr log. Raises ValueError."""
+    def launch_spec(self, config: AppConfig | None = None) -> LaunchSpec:
+        """How to start a tab's agent (the shown tab's by default), with a fresh stderr log.
+        Raises ValueError."""
+        config = config or self.config
         return LaunchSpec.from_command(
-            self.config.agent_command,
-            self.config.cwd,
-            new_agent_log(self.config.log_dir),
-            self.config.terminal,
-            self.config.allow_dirs,
-            self.config.record,
-            self.config.agent_env,
-            self.config.mcp_servers,
-            self.config.handshake_timeout,
+            config.agent_command,
+            config.cwd,
+            new_agent_log(config.log_dir),
+            config.terminal,
+            config.allow_dirs,
+            config.record,
+            config.agent_env,
+            config.mcp_servers,
+            config.handshake_timeout,
         )
 
     # -- what the session pane passes on ------------------------------------------------
 
     def on_session_pane_event(self, message: SessionPane.Event) -> None:
         event = message.event
+        self.follow_tab_event(message.pane, event)
         if isinstance(event, Connected) and not self._heap_frozen:
             self._heap_frozen = True
             self.call_after_refresh(freeze_startup_heap)
-        elif isinstance(event, Failed) and not self._quitting:
+        elif isinstance(event, Failed) and not self._quitting and message.pane is self.pane:
+            self.show_failure()
+
+    def show_failure(self) -> None:
+        """The shown tab's failure screen (a background tab's shows once it is shown)."""
+        failure = self.controller.failure
+        if failure is not None and not isinstance(self.screen, AgentFailedScreen):
             chrome.show_failure(
-                self, self.controller, event.failure, retry=self.retry_agent, quit=self.quit_later
+                self, self.controller, failure, retry=self.retry_agent, quit=self.quit_later
             )
+
+    def show_tab(self, index: int) -> None:
+        super().show_tab(index)
+        if self.controller.failure is not None and not self._quitting:
+            self.show_failure()
 
     def retry_agent(self, resume: str | None) -> None:
         """Start the agent again, loading `resume` into an emptied transcript when given."""
@@ -224,6 +330,10 @@ class DshApp(SessionApp):
         and on the failure screen everything but its own keys and quit."""
         if action == "quit" or action == "help":
             return True
+        tab_action = self.check_tab_action(action)
+        if tab_action is not None:
+            # Reachable from a failed tab's screen too: the other tabs still work.
+            return tab_action
         if isinstance(self.screen, AgentFailedScreen):
             return False
         controller = self.controller
@@ -255,6 +365,7 @@ class DshApp(SessionApp):
             if command.title != "Keys":  # Textual's keys panel: the app's "Keys" is F1
                 yield command
         yield from app_commands(self)
+        yield from self.tab_commands()
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
@@ -293,12 +404,10 @@ class DshApp(SessionApp):
         """Page through the transcript from the prompt. Paging up past the top brings back
         entries that long sessions take off the screen."""
         view = self.transcript
-        if direction > 0:
-            view.scroll_page_down(animate=False)
-        elif view.scroll_y <= 0 and view.hidden_count:
+        if direction < 0 and view.scroll_y <= 0 and view.hidden_count:
             view.show_earlier()
-        else:
-            view.scroll_page_up(animate=False)
+            return
+        paging.page(view, direction)
 
     def action_complete_command(self) -> None:
         self.pane.prompt_input.complete()  # a slash command (the prompt takes Tab for `@` paths)
@@ -353,24 +462,54 @@ class DshApp(SessionApp):
         await self.controller.shells.stop_all()
 
     async def action_quit(self) -> None:
-        """Quit only once the agent is reaped: no leftover process, no closed-loop warnings."""
+        """Quit only once every agent is reaped: no leftover process, no closed-loop warnings.
+        Turns running in other tabs are named first, once."""
+        if self._quitting:
+            return
+        elsewhere = self.tab_host.running_elsewhere()
+        if elsewhere:
+            names = ", ".join(
+                f"{self.tab_host.tabs.index(tab) + 1} ({tab.title})" for tab in elsewhere
+            )
+
+            def answered(value: str | None) -> None:
+                if value == "quit":
+                    self.run_worker(self._quit_now(), group="quit")
+
+            options = [("quit", "Stop them and quit"), ("stay", "Keep going")]
+            title = f"Turns run in tab{'s' if len(elsewhere) > 1 else ''} {names}"
+            self.push_screen(ChoiceScreen(title, options, None, wide=True), answered)
+            return
+        await self._quit_now()
+
+    async def _quit_now(self) -> None:
         if self._quitting:
             return
         self._quitting = True
         # Quitting from the failure screen is a failed run: the status says so to a script.
         failed = self.controller.failure is not None
-        await self.stop_agent()
+        self.keep_window()
+        await self.stop_all()
         self.exit(return_code=1 if failed else 0)
 
     async def on_unmount(self) -> None:
-        # Any other way out (a test harness, an error) still reaps the agent before the loop ends.
+        # Any other way out (a test harness, an error) still reaps the agents before the loop
+        # ends.
         self._quitting = True
-        await self.stop_agent()
+        await self.stop_all()
+
+    async def stop_all(self) -> None:
+        for tab in list(self.tab_host.tabs):
+            await self.stop_pane(tab.pane)
 
     async def stop_agent(self) -> None:
+        """The shown tab's agent stopped (a switch of agent, a new session)."""
+        await self.stop_pane(self.pane)
+
+    async def stop_pane(self, pane: SessionPane) -> None:
         """Cancel the turn politely, then stop the connection worker and wait for its cleanup."""
-        await self.controller.cancel_turn()
-        worker = self._acp_worker
+        await pane.controller.cancel_turn()
+        worker = pane.acp_worker
         if worker is not None and worker.state.name != "PENDING":
             if not worker.is_cancelled and not worker.is_finished:
                 worker.cancel()

@@ -99,6 +99,8 @@ def consequences(
         lines.append("sessions can be resumed (session/load)")
     elif can_resume(init):
         lines.append("sessions can be resumed without their history (session/resume)")
+    if can_fork(init):
+        lines.append("sessions can be forked into a new tab (session/fork)")
     if mcp_passed:
         names = ", ".join(clean_line(name) for name in mcp_passed)
         lines.append(f"MCP servers passed to the session: {names}")
@@ -120,6 +122,18 @@ def can_resume(init: InitializeResponse) -> bool:
     """session/resume: reconnect to a session without the agent replaying its history."""
     caps = init.agent_capabilities
     return bool(caps and caps.session_capabilities and caps.session_capabilities.resume is not None)
+
+
+def can_fork(init: InitializeResponse) -> bool:
+    """session/fork, and a way to open the fork in a tab's own process (load or resume)."""
+    caps = init.agent_capabilities
+    session = caps.session_capabilities if caps is not None else None
+    return bool(session and session.fork is not None) and (can_load(init) or can_resume(init))
+
+
+def can_close(init: InitializeResponse) -> bool:
+    caps = init.agent_capabilities
+    return bool(caps and caps.session_capabilities and caps.session_capabilities.close is not None)
 
 
 def can_list(init: InitializeResponse) -> bool:

@@ -7,8 +7,10 @@ SDK) then overlaps the client's imports and first frame. Only light modules are 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import logging.handlers
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -87,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
         const="",
         default=None,
         metavar="ID",
-        help="resume a session: the given id, or pick one from the agent's session list",
+        help="resume a session: the given id, or pick one from the agent's session list "
+        "(after quitting with several tabs: those tabs again, each on its session)",
     )
     parser.add_argument(
         "--log-dir",
@@ -120,6 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write every JSON-RPC message of the session, both ways, to FILE as JSONL "
         "(it holds the conversation and the contents of files the agent reads or writes)",
+    )
+    parser.add_argument(
+        "--tab",
+        action="append",
+        default=[],
+        metavar="AGENT[@DIR]",
+        help="open a tab on AGENT (as --agent names one) in DIR (default: --cwd); repeatable: "
+        "the first --tab is the first tab, in place of --agent",
     )
     return parser
 
@@ -213,10 +224,32 @@ def run_app(args: argparse.Namespace) -> None:
     cwd = args.cwd.expanduser().resolve()
     if not cwd.is_dir():
         raise SystemExit(f"dsh-tui: --cwd {cwd} is not a directory")
+    from tui.catalogue.choice import AgentChoice
     from tui.settings_cli import effective, notices, resolve_agent
+    from tui.tabs import window
+    from tui.tabs.spec import split_tab
 
+    base_cwd = cwd
+    tabs = [split_tab(value, cwd) for value in args.tab]
+    if tabs:  # the first tab is the session the CLI starts first
+        args.agent, first_dir = tabs[0]
+        cwd = first_dir or cwd
+    # `--resume` with no id after a window of several tabs: those tabs, each its session.
+    window_path = window.default_path()
+    saved = window.load(window_path) if args.resume == "" and not tabs else []
+    if len(saved) > 1:
+        args.agent, cwd, args.resume = saved[0].agent_command, saved[0].cwd, saved[0].session_id
     settings = effective(args)
     choice = resolve_agent(settings)
+    if len(saved) > 1 and saved[0].env:
+        choice = dataclasses.replace(choice, env=saved[0].env)
+    extra: list[tuple[AgentChoice, Path, str | None]] = []
+    for agent, directory in tabs[1:]:
+        args.agent = agent
+        extra.append((resolve_agent(effective(args)), directory or base_cwd, None))
+    for tab in saved[1:] if len(saved) > 1 else []:
+        again = AgentChoice(tuple(shlex.split(tab.agent_command)), tab.env)
+        extra.append((again, tab.cwd, tab.session_id))
     args.agent, args.terminal = choice.command_line, settings.terminal
     log_dir = private_dir(settings.log_dir.expanduser())
     configure_logging(log_dir)
@@ -243,7 +276,7 @@ def run_app(args: argparse.Namespace) -> None:
         become_subreaper()
         from tui import settings_store
         from tui.app import DshApp
-        from tui.config import AppConfig
+        from tui.config import AppConfig, TabSpec
 
         app = DshApp(
             AppConfig(
@@ -264,6 +297,8 @@ def run_app(args: argparse.Namespace) -> None:
                 freeze_heap=True,
                 started=started,
                 web=in_browser(),
+                tabs=tuple(TabSpec(*tab) for tab in extra),
+                window_path=window_path,
             )
         )
         app.run()

@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tui.catalogue.choice import AgentChoice
 from tui.launch import HANDSHAKE_TIMEOUT_S, AgentFailed, AgentProcess
 from tui.user_config import McpServer
 
 DEFAULT_AGENT = "dsh-agent"
+
+
+@dataclass(frozen=True)
+class TabSpec:
+    """A tab `--tab AGENT[@DIR]` opens at start, beside the first."""
+
+    choice: AgentChoice
+    cwd: Path
+    resume: str | None = None  # the session to load (the last window's, `--resume`)
 
 
 @dataclass(frozen=True)
@@ -52,3 +62,18 @@ class AppConfig:
     # The agent the CLI started before importing the UI, or why it could not start
     # (tui/cli.py): taken by the first connection only; a retry starts a new one.
     started: AgentProcess | AgentFailed | None = field(default=None, compare=False, repr=False)
+    # The other tabs to open at start (`--tab`, after the first): tui/tabbed_app.py.
+    tabs: tuple[TabSpec, ...] = ()
+    # Where the window's tabs are kept on quit for the next `--resume` (tui/tabs/window.py);
+    # None keeps nothing (tests).
+    window_path: Path | None = None
+
+    def with_agent(self, choice: AgentChoice) -> AppConfig:
+        """These settings with `choice`'s agent: its command, environment, mode and model."""
+        return replace(
+            self,
+            agent_command=choice.command_line,
+            agent_env=choice.env,
+            agent_mode=choice.mode,
+            agent_model=choice.model,
+        )

@@ -8,8 +8,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from tui.export import export, export_paths
-from tui.transcript.text import runs_of
+from tui.capabilities import can_close
 from tui.widgets.prompt.prompt import PromptArea
 from tui.widgets.transcript.search_bar import SearchBar
 
@@ -22,23 +21,24 @@ log = logging.getLogger(__name__)
 async def open_search(app: SessionApp) -> None:
     """Open the search bar above the prompt, or put the keyboard back in it. Awaited, so the
     keys typed right after Ctrl+F reach the bar, not the prompt."""
-    for bar in app.query(SearchBar):
-        bar.focus_query()
+    pane = app.pane  # the shown tab's
+    for bar in pane.query(SearchBar):
+        bar.focus_query(select=True)
         return
     bar = SearchBar(app.transcript, lambda: app.controller.conversation.entries, id="search")
-    await app.query_one("#bottom").mount(bar, before=app.query_one(PromptArea))
+    await pane.query_one("#bottom").mount(bar, before=pane.query_one(PromptArea))
     bar.focus_query()
 
 
 def step_search(app: SessionApp, direction: int) -> None:
-    for bar in app.query(SearchBar):
+    for bar in app.pane.query(SearchBar):
         bar.move(direction)
 
 
 def close_search(app: SessionApp) -> None:
-    for bar in app.query(SearchBar):
+    for bar in app.pane.query(SearchBar):
         bar.close()
-    app.screen.set_focus(app.query_one(PromptArea))
+    app.screen.set_focus(app.pane.query_one(PromptArea))
 
 
 def run_client_command(app: SessionApp, name: str, argument: str) -> None:
@@ -51,6 +51,9 @@ def run_client_command(app: SessionApp, name: str, argument: str) -> None:
 
 def export_conversation(app: SessionApp, argument: str = "") -> None:
     """Write the transcript's state (nothing else) as Markdown and HTML, both 0600."""
+    from tui.export import export, export_paths  # on use: not for start-up
+    from tui.transcript.text import runs_of
+
     entries = app.controller.conversation.entries
     if not entries:
         app.notify("Nothing to export yet.")
@@ -65,17 +68,10 @@ def export_conversation(app: SessionApp, argument: str = "") -> None:
     app.notify(f"Exported to {md_path} and {html_path.name}")
 
 
-def offers_close(init: object) -> bool:
-    """Whether the agent's initialize answer offers `session/close`."""
-    capabilities = getattr(init, "agent_capabilities", None)
-    session = getattr(capabilities, "session_capabilities", None)
-    return getattr(session, "close", None) is not None
-
-
 async def new_session(app: SessionApp) -> None:
     """Close the session (when the agent offers session/close), then start a fresh one."""
     session = app.controller.session
-    if session is not None and offers_close(session.init):
+    if session is not None and can_close(session.init):
         try:
             await asyncio.wait_for(session.conn.close_session(session_id=session.session_id), 10)
         except Exception as error:  # the agent's trouble: a new session still starts

@@ -9,19 +9,22 @@ panel's `s` or a question's `a` (once it has the keys) still work.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import events
-from textual.app import App
 
 from tui.widgets.prompt.prompt import PromptArea
 
+if TYPE_CHECKING:
+    from tui.session_app import SessionApp
 
-def to_prompt(app: App[Any], event: events.Key) -> bool:
-    """Give a stray printable key (or the Enter after one) to the prompt; True if it took it."""
+
+def to_prompt(app: SessionApp, event: events.Key) -> bool:
+    """Give a stray printable key (or the Enter after one) to the prompt of the shown tab;
+    True if it took it."""
     if app.screen is not app.screen_stack[0]:
         return False  # a picker or a full-screen view has its own keys
-    prompt = app.query_one(PromptArea)
+    prompt = app.pane.query_one(PromptArea)
     # Not "unless the prompt has focus": the prompt stops every printable key it gets, so one
     # that arrives here with the prompt focused was typed before focus moved, and queued to
     # the widget that had it then.

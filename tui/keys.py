@@ -1,5 +1,5 @@
 """Keys Textual does not map by itself: Alt+Enter from terminals without the kitty keyboard
-protocol, and the Alt twins of keys a browser keeps.
+protocol, Alt+digit, and the Alt twins of keys a browser keeps.
 
 Those terminals send ESC CR for Alt+Enter. Textual 8.2.8 (pinned exactly) has no entry for
 it and falls back to a plain Enter, which would send the prompt instead of adding a line.
@@ -21,6 +21,21 @@ from tui.web_keys import BROWSER_KEEPS
 
 class ExtraKeys(StrEnum):
     ALT_ENTER = "alt+enter"
+
+
+def alt_digit(number: int) -> str:
+    """Alt+`number` in every form it reaches the app: `alt+N` (the kitty protocol) and the
+    key of the character Textual makes of ESC N, what macOS's Option+N types (`\\x1b3` is
+    `£`, as WezTerm on macOS sends it), which is also what Alt+N sends in xterm and tmux."""
+    from textual._xterm_parser import _character_to_key  # type: ignore[attr-defined]
+    from textual.keys import KEY_NAME_REPLACEMENTS
+
+    names = [f"alt+{number}"]
+    character = _ansi_sequences.ANSI_SEQUENCES_KEYS.get(f"\x1b{number}")
+    if isinstance(character, str) and len(character) == 1:
+        name = character if character.isalnum() else _character_to_key(character)
+        names.append(KEY_NAME_REPLACEMENTS.get(name, name))
+    return ",".join(names)
 
 
 def register_alt_enter() -> None:

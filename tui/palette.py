@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def toggle_split(app: SessionApp) -> None:
     """Every diff panel to the other view, in step: split if any is unified, else unified."""
-    panels = list(app.query(DiffPanel))
+    panels = list(app.pane.query(DiffPanel))  # the shown tab's
     if not panels:
         app.notify("No diff on screen.")
         return
@@ -32,7 +32,7 @@ def toggle_split(app: SessionApp) -> None:
 
 
 def collapse_all(app: SessionApp) -> None:
-    cards = [card for card in app.query(ToolCard) if not card.collapsed]
+    cards = [card for card in app.pane.query(ToolCard) if not card.collapsed]
     for card in cards:
         card.toggle_collapsed()
     app.notify(f"Collapsed {len(cards)} card{'s' if len(cards) != 1 else ''}.")
@@ -47,7 +47,8 @@ def last_reply(app: SessionApp) -> str | None:
 
 def toggle_plan(app: App[Any]) -> None:
     """Unfold a plan folded to its summary line, or fold it (the key for a click on it)."""
-    plans = [plan for plan in app.query(PlanView) if plan.entries]
+    root = getattr(app, "pane", app)  # the shown tab's plan, in an app with tabs
+    plans = [plan for plan in root.query(PlanView) if plan.entries]
     if not plans:
         app.notify("No plan yet.")
         return

@@ -66,10 +66,12 @@ class PromptInput:
         itself (tui/widgets/prompt/prompt.py), in order with the Up and Down typed before it."""
         if self.root.query_one(MentionMenu).is_open:
             return False
-        return self.root.query_one(CommandMenu).completion() is not None
+        menu = self.root.query_one(PromptArea).command_menu_now()
+        return menu is not None and menu.completion() is not None
 
     def complete(self) -> None:
-        completion = self.root.query_one(CommandMenu).tab_completion()
+        menu = self.root.query_one(PromptArea).command_menu_now()
+        completion = menu.tab_completion() if menu is not None else None
         if completion is not None:
             self.root.query_one(PromptArea).load(completion)
 

@@ -67,8 +67,13 @@ async def _wait_until(pilot: Pilot[Any], done: Callable[[], bool], what: str) ->
 async def settle(pilot: Pilot[Any], app: DshApp) -> None:
     """Until every card of the app's session is drawn (`settle_cards`); then the transcript
     from its top."""
-    await settle_cards(pilot, app.controller.conversation, app.transcript)
-    app.transcript.scroll_home(animate=False)
+    view = app.transcript
+    await settle_cards(pilot, app.controller.conversation, view)
+    # Immediate: a deferred scroll lands after a refresh, which a loaded machine can put
+    # after the snapshot; then the window mounts and measures near the top.
+    view.scroll_home(animate=False, immediate=True)
+    await pilot.pause()
+    await _wait_until(pilot, lambda: view.window_settled, "the transcript did not settle")
     await pilot.pause()
 
 

@@ -3,7 +3,8 @@ questions, composed and kept up to date from the controller's events.
 
 The pane is the controller's observer. Each event (tui/session/events.py) is shown here, then
 bubbles to the app as a `SessionPane.Event` for what is the app's (the failure screen, the
-start-up heap). The app holds one `SessionPane`; several sessions are several panes, one shown.
+start-up heap, the tab bar). Each tab of the app is one `SessionPane`; only the shown one is
+displayed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Footer
+from textual.worker import Worker
 
 from tui import chrome
 from tui.config import AppConfig
@@ -71,9 +73,10 @@ class SessionPane(Vertical):
     class Event(Message):
         """A controller's event, after this pane has shown it."""
 
-        def __init__(self, event: SessionEvent) -> None:
+        def __init__(self, event: SessionEvent, pane: SessionPane) -> None:
             super().__init__()
             self.event = event
+            self.pane = pane  # which tab's session (tui/tab_host.py)
 
     def __init__(
         self,
@@ -84,9 +87,11 @@ class SessionPane(Vertical):
         id: str | None = None,
     ) -> None:
         """`history` and `first_prompts` default to the workspace's own files."""
-        super().__init__(id=id)
+        super().__init__(id=id, classes="session-pane")
         self.config = config
         self.controller = SessionController(self, clock=config.clock)
+        # The worker that connects to the agent and runs every prompt (tui/app.py).
+        self.acp_worker: Worker[None] | None = None
         # Held, not queried: every streamed update goes to it.
         self.transcript = ConversationView(config.cwd, id="conversation")
         if history is None:
@@ -125,8 +130,10 @@ class SessionPane(Vertical):
 
     def on_mount(self) -> None:
         # The prompt has focus from the first frame: what is typed before the agent answers
-        # is kept. (Not App.AUTO_FOCUS: pushed screens would look for a prompt too.)
-        self.screen.set_focus(self.query_one(PromptArea))
+        # is kept. (Not App.AUTO_FOCUS: pushed screens would look for a prompt too.) A tab
+        # opened out of sight leaves the keyboard where it is.
+        if self.display:
+            self.screen.set_focus(self.query_one(PromptArea))
         self.controller.shells.on_change = self.app.refresh_bindings  # Esc stops a `!` command
         for notice in self.config.notices:  # the settings file's problems (tui/user_config.py)
             self.controller.notice(notice, "warning")
@@ -143,7 +150,7 @@ class SessionPane(Vertical):
             self.transcript.terminals = event.session.client.terminals
             self.transcript.run_lookup = runs_of(event.session.client.terminals)
             self._size_terminals()
-        self.post_message(self.Event(event))
+        self.post_message(self.Event(event, self))
 
     def _size_terminals(self) -> None:
         """Client terminals start on a pty as wide as a card's pane, so a command that asks
@@ -168,7 +175,8 @@ class SessionPane(Vertical):
                 prompt = self.query_one(PromptArea)
                 prompt.disabled = False
                 prompt.placeholder = READY_PLACEHOLDER
-                prompt.focus()
+                if self.display:
+                    prompt.focus()
             case TurnStarted(text=text):
                 self.hide_welcome()  # also for a prompt submitted to the controller directly
                 session = self.controller.session

@@ -30,10 +30,16 @@ def shell() -> Iterator[subprocess.Popen[bytes]]:
 
 
 def test_scan_sees_the_shell_and_its_child(shell: subprocess.Popen[bytes]) -> None:
-    table = scan()
-    assert table is not None
+    # "started" can come before the forked child has exec'd `sleep` (its comm is still sh).
+    deadline = time.monotonic() + 10
+    while True:
+        table = scan()
+        assert table is not None
+        (child,) = descendants((shell.pid,), table)
+        if table[child].comm == "sleep" or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
     assert table[shell.pid].ppid == os.getpid() and table[shell.pid].alive
-    (child,) = descendants((shell.pid,), table)
     assert table[child].comm == "sleep" and table[child].ppid == shell.pid
     assert shell.pid in descendants((os.getpid(),), table)
 

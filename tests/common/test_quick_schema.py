@@ -10,7 +10,10 @@ PROBE = """
 import json, sys
 {prelude}
 import acp.schema as s
+from pydantic import BaseModel
 from pydantic._internal import _fields
+class Later(BaseModel):
+    x: int = 0
 update = s.ToolCallUpdate.model_validate(
     {{"toolCallId": "c1", "status": "completed", "unknownField": 1, "_meta": {{"x": 1}}}}
 )
@@ -19,6 +22,8 @@ print(json.dumps({{
     "fields": sorted(s.ToolCallUpdate.model_fields),
     "description": s.ToolCallUpdate.model_fields["status"].description,
     "restored": _fields.extract_docstrings_from_cls.__name__,
+    "deferred": bool(s.SessionNotification.model_config.get("defer_build")),
+    "later_deferred": bool(Later.model_config.get("defer_build")),
 }}))
 """
 
@@ -38,5 +43,7 @@ def test_models_behave_the_same_without_field_descriptions() -> None:
     assert quick["fields"] == plain["fields"]
     assert plain["description"]  # the docstring the quick import skips
     assert quick["description"] is None
-    # Models defined after it get their docstrings again.
+    # Models defined after it get their docstrings again, and are built at once again.
     assert quick["restored"] == "extract_docstrings_from_cls"
+    assert quick["deferred"] and not plain["deferred"]
+    assert not quick["later_deferred"]

@@ -12,7 +12,7 @@ from support import turns_ended, wait_until, watch_turns
 from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.permission import PermissionPanel
 from tui.widgets.prompt.prompt import PromptArea
-from tui.widgets.transcript.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
+from tui.widgets.transcript.conversation import MIN_MOUNTED, TRIM_SCREENS, ConversationView
 from tui.widgets.transcript.messages import AgentMessage
 
 OPTIONS = [
@@ -301,9 +301,9 @@ async def test_slash_menu_up_down_move_the_highlight_tab_and_enter_take_it(
 
 
 async def test_a_long_session_stays_bounded_and_pages_back(tmp_path: Path) -> None:
-    """More calls than the transcript keeps as widgets: the view follows the end, prunes the
-    oldest, and PageUp from the prompt pages back and then brings pruned entries back."""
-    calls = MAX_LIVE + 2 * PRUNE_BATCH
+    """600 calls from a real agent process: the view follows the end with a window of
+    widgets bounded by the screen, and PageUp from the prompt pages back to the first call."""
+    calls = 600
     script = {
         "prompts": [
             [
@@ -326,22 +326,23 @@ async def test_a_long_session_stays_bounded_and_pages_back(tmp_path: Path) -> No
         await send(app, pilot)
         await wait_until(pilot, lambda: turns_ended(app) == 1)
         view = app.query_one(ConversationView)
+        entries = app.controller.conversation.entries
         await wait_until(pilot, lambda: view.hidden_count > 0)
         await pilot.pause()
-        assert len(view.query(ToolCard)) <= MAX_LIVE + PRUNE_BATCH
+        bound = max(MIN_MOUNTED, (2 * TRIM_SCREENS + 1) * 30)
+        assert len(view.query(ToolCard)) < bound
         assert view.following and view.scroll_y == view.max_scroll_y
-        hidden = view.hidden_count
 
         await pilot.press("pageup")
         assert not view.following and view.scroll_y < view.max_scroll_y
-        view.scroll_home(animate=False, immediate=True)
-        await pilot.pause()
-        await pilot.press("pageup")
-        await pilot.pause()
-        assert view.hidden_count == hidden - PRUNE_BATCH
-        # The entries before the first one shown are exactly the ones still hidden.
-        shown = [card.entry for card in view.query(ToolCard)]
-        assert shown[0] is app.controller.conversation.entries[view.hidden_count]
+        while view.scroll_y > 0:
+            await pilot.press("pageup")
+            await pilot.pause()
+            assert len(view.query(ToolCard)) < bound
+        await wait_until(pilot, lambda: view.hidden_count == 0)
+        shown = [card.entry.tool_call_id for card in view.query(ToolCard)]
+        assert shown == [f"c{index}" for index in range(len(shown))]
+        assert view.scroll_y == 0 and entries[0] is view.entry_of(view.cursor_widgets()[0])
 
 
 async def test_the_heap_is_frozen_once_the_first_screen_is_up(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from support import wait_until
+from support import layout_still, wait_until
 from tui.app import AppConfig, DshApp
 from tui.pytest_plugin import PINNED_TIME
 from tui.widgets.permission import PermissionPanel
@@ -38,6 +38,6 @@ def test_permission_and_plan_at_80x24(
         await wait_until(pilot, lambda: len(app.query_one(PlanView).entries) == 6)
         await wait_until(pilot, lambda: not any(m.is_streaming for m in app.query(AgentMessage)))
         await wait_until(pilot, lambda: not any(pane.busy for pane in app.query(TerminalPane)))
-        await pilot.pause()
+        await layout_still(pilot, app.transcript)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)

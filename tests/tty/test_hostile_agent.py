@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness import TEXTUAL_SEQUENCES, TtyApp, header_ready, wait_until
+from harness import TEXTUAL_SEQUENCES, TtyApp, header_ready, script_agent_command, wait_until
 
 Start = Callable[..., TtyApp]
 
@@ -192,3 +192,43 @@ def test_no_agent_field_reaches_the_terminal(tty: Start, home: Path) -> None:
     extra = app.unexpected_sequences()
     assert not extra, f"sequences outside Textual's own set: {extra}"
     assert set(seen) <= TEXTUAL_SEQUENCES
+
+
+def test_no_tab_label_notice_or_quit_question_reaches_the_terminal(tty: Start, home: Path) -> None:
+    """Tabs put agent names, directory names and tool titles in new places: the bar, the
+    notification of a question out of sight, the palette's tab list, the quit question."""
+    release = home / "ask-now"
+    call = {"toolCallId": "c1", "title": hostile("TITLE"), "kind": "edit", "status": "pending"}
+    options = [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"}]
+    asking = [{"wait_file": str(release)}, {"permission": {"toolCall": call, "options": options}}]
+    tabs = []
+    for n, turns in ((1, [[]]), (2, [asking])):
+        workspace = home / hostile(f"DIR{n}").replace("/", "_")  # one path component
+        workspace.mkdir()
+        script = {"agent_name": hostile(f"AGENT{n}"), "prompts": turns}
+        tabs += ["--tab", f"{script_agent_command(home / f'tab{n}.json', script)}@{workspace}"]
+    app = tty(tabs, size=(140, 45))
+    app.wait_for(lambda lines: "AGENT1" in lines[0] and "AGENT2" in lines[0], timeout=30)
+    assert "DIR1" in app.display()[0]
+    app.key("alt+2")
+    app.wait_for(lambda lines: "AGENT2" in lines[1])
+    app.type("go")
+    app.key("enter")
+    app.key("alt+1")
+    app.wait_for(lambda lines: "AGENT1" in lines[1])
+    release.touch()
+    app.wait_for("A question is waiting")
+    app.wait_for("TITLE")
+    app.key("ctrl+p")  # the palette lists the tabs by agent and directory
+    app.type("Tab 2")
+    app.wait_for(lambda lines: any("Tab 2:" in line and "AGENT2" in line for line in lines))
+    app.key("escape")
+    app.key("ctrl+q")  # tab 2's turn runs: the question names it
+    app.wait_for("Turns run in tab 2")
+    app.key("enter")
+    assert app.wait_exit() == 0
+    seen = app.sequences()
+    for family in ("OSC 0", "OSC 2", "OSC 52", "OSC 8", "DCS", "APC", "PM", "SOS", "ESC c"):
+        assert family not in seen, (family, app.sequence_examples().get(family))
+    assert not any(name.startswith("C1") for name in seen), seen
+    assert not app.unexpected_sequences()

@@ -1,17 +1,29 @@
-"""The transcript view: batched mounts and pruning keep the widget count bounded."""
+"""The transcript view: batched mounts, and a window of widgets bounded by the screen."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
 
-from acp.schema import AgentMessageChunk, TextContentBlock, ToolCallProgress, ToolCallStart
+from acp.schema import (
+    AgentMessageChunk,
+    ContentToolCallContent,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+)
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from support import grow_deep_inside
 from tui.state import Change, Conversation
 from tui.widgets.cards.tool_card import ToolCard
-from tui.widgets.transcript.conversation import MAX_LIVE, PRUNE_BATCH, ConversationView
+from tui.widgets.transcript.conversation import (
+    MIN_MOUNTED,
+    TRIM_SCREENS,
+    ConversationView,
+)
+from tui.widgets.transcript.search_bar import CURRENT, HIT, SearchBar
 
 
 class Host(App[None]):
@@ -30,55 +42,79 @@ def call(index: int) -> ToolCallStart:
     )
 
 
-async def test_old_entries_are_pruned_and_counted() -> None:
+def text_content(text: str) -> ContentToolCallContent:
+    return ContentToolCallContent(type="content", content=TextContentBlock(type="text", text=text))
+
+
+def with_content(index: int, content: list[ContentToolCallContent]) -> ToolCallProgress:
+    return ToolCallProgress(
+        session_update="tool_call_update", tool_call_id=f"c{index}", content=content
+    )
+
+
+def card_ids(view: ConversationView) -> list[str]:
+    return [card.entry.tool_call_id for card in view.query(ToolCard)]
+
+
+def on_screen(view: ConversationView) -> list[ToolCard]:
+    """The cards at least partly inside the viewport."""
+    top, bottom = view.scroll_y, view.scroll_y + view.scrollable_content_region.height
+    return [
+        card
+        for card in view.query(ToolCard)
+        if card.virtual_region.bottom > top and card.virtual_region.y < bottom
+    ]
+
+
+async def settle(pilot: Pilot[None], view: ConversationView) -> None:
+    """Until the window stops moving: no change waits for its layout pass."""
+
+    def moving() -> bool:
+        return view._settling
+
+    for _ in range(50):
+        await pilot.pause()
+        if not moving():
+            await pilot.pause()
+            if not moving():
+                return
+
+
+# The most cards mounted at once on a 24-row screen: the window is a few screens of
+# 4-row cards (KEEP_SCREENS each side, TRIM_SCREENS before trimming), never MIN_MOUNTED less.
+BOUND = max(MIN_MOUNTED, (2 * TRIM_SCREENS + 1) * 24 // 4 + 2)
+
+
+async def test_a_long_transcript_mounts_only_its_window() -> None:
+    """1,000 calls, one by one and in bursts: the cards mounted stay bounded by the screen,
+    the newest is on screen, and the scrollbar spans every entry's rows."""
     app = Host()
     conversation = Conversation()
-    async with app.run_test() as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ConversationView)
-        total = MAX_LIVE + 2 * PRUNE_BATCH + 1
-        for index in range(total):
-            update = ToolCallStart(
-                session_update="tool_call", tool_call_id=f"c{index}", title=f"Call {index}"
-            )
-            view.apply(conversation.apply(update))
+        for index in range(400):
+            view.apply(conversation.apply(call(index)))
             if index % 25 == 0:
                 await pilot.pause()
-        await pilot.pause()
-        cards = list(view.query(ToolCard))
-        assert len(cards) <= MAX_LIVE + PRUNE_BATCH
-        assert view.hidden_count + len(cards) == total
-        assert cards[-1].entry.tool_call_id == f"c{total - 1}"
-        assert f"{view.hidden_count} earlier entries are not shown" in str(
-            view.query_one(".hidden-banner").render()
-        )
-        # Updates for a pruned card still reach the state without touching a widget.
+        view.apply(calls(conversation, range(400, 1000)))
+        await settle(pilot, view)
+        assert len(view.query(ToolCard)) <= BOUND
+        assert view.following and view.scroll_y == view.max_scroll_y
+        assert on_screen(view)[-1].entry.tool_call_id == "c999"
+        rows = view.query(ToolCard).last().virtual_region_with_margin.height
+        assert view.virtual_size.height == 1000 * rows
+        # Updates for an unmounted card reach the state without touching a widget.
         gone = conversation.tool_calls["c0"]
         assert all(card.entry is not gone for card in view.query(ToolCard))
-        assert len(conversation.entries) == total
+        assert len(conversation.entries) == 1000
 
 
-async def test_a_burst_larger_than_a_batch_is_pruned_in_full() -> None:
-    """Many entries arriving between two refreshes must not leave more than a batch behind."""
+async def test_one_burst_mounts_only_the_newest_entries() -> None:
+    """A burst far bigger than the window mounts only what it keeps (no card is mounted to
+    be removed in the same pass); the rest come back with their latest state."""
     app = Host()
     conversation = Conversation()
-    async with app.run_test() as pilot:
-        view = app.query_one(ConversationView)
-        total = 3 * MAX_LIVE
-        for burst in range(3):
-            view.apply(calls(conversation, range(burst * MAX_LIVE, (burst + 1) * MAX_LIVE)))
-            await pilot.pause()
-        await pilot.pause()
-        cards = list(view.query(ToolCard))
-        assert len(cards) <= MAX_LIVE + PRUNE_BATCH
-        assert view.hidden_count + len(cards) == total
-
-
-async def test_one_burst_over_the_limit_mounts_only_what_it_keeps() -> None:
-    """Entries of one burst that the prune would remove at once are never mounted, yet count
-    as hidden, and the banner brings them back in order with their latest state."""
-    app = Host()
-    conversation = Conversation()
-    async with app.run_test() as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ConversationView)
         mounted: list[str] = []
         original = ToolCard.on_mount
@@ -89,31 +125,133 @@ async def test_one_burst_over_the_limit_mounts_only_what_it_keeps() -> None:
 
         ToolCard.on_mount = record  # type: ignore[method-assign]
         try:
-            total = 3 * MAX_LIVE
-            changes = calls(conversation, range(total))
+            changes = calls(conversation, range(600))
             done = ToolCallProgress(
                 session_update="tool_call_update", tool_call_id="c0", status="completed"
             )
             changes += conversation.apply(done)  # an update for a card that never mounts
             view.apply(changes)
-            await pilot.pause()
-            cards = list(view.query(ToolCard))
-            assert [card.entry.tool_call_id for card in cards] == [
-                f"c{index}" for index in range(total - MAX_LIVE, total)
-            ]
-            assert view.hidden_count == total - MAX_LIVE
-            assert sorted(mounted) == sorted(card.entry.tool_call_id for card in cards)
-            assert f"{total - MAX_LIVE} earlier entries are not shown" in str(
-                view.query_one(".hidden-banner").render()
-            )
-            while view.hidden_count:
-                view.show_earlier()
-                await pilot.pause()
-            shown = [card.entry.tool_call_id for card in view.query(ToolCard)]
-            assert shown == [f"c{index}" for index in range(total)]
+            await settle(pilot, view)
+            shown = card_ids(view)
+            assert shown == [f"c{index}" for index in range(600 - len(shown), 600)]
+            assert sorted(mounted) == sorted(shown)
+            assert view.hidden_count == 600 - len(shown)
+            view.scroll_home(animate=False, immediate=True)
+            await settle(pilot, view)
+            assert card_ids(view)[0] == "c0"
             assert view.query(ToolCard).first().has_class("-completed")
         finally:
             ToolCard.on_mount = original  # type: ignore[method-assign]
+
+
+async def test_paging_to_the_top_and_back_shows_every_entry_in_order() -> None:
+    """Page by page from the end to the top and back: every entry is shown, in order, the
+    window stays bounded both ways, and at the end the view follows again."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(calls(conversation, range(250)))
+        await settle(pilot, view)
+        seen: list[str] = []
+
+        def look() -> None:
+            ids = card_ids(view)
+            first = int(ids[0][1:])
+            assert ids == [f"c{index}" for index in range(first, first + len(ids))]
+            assert len(ids) <= BOUND
+            for card in on_screen(view):
+                if card.entry.tool_call_id not in seen:
+                    seen.append(card.entry.tool_call_id)
+
+        look()
+        while view.scroll_y > 0:
+            view.scroll_page_up(animate=False)
+            await settle(pilot, view)
+            look()
+        assert not view.following and view.hidden_count == 0
+        assert on_screen(view)[0].entry.tool_call_id == "c0"
+        assert sorted(seen, key=lambda name: int(name[1:])) == [f"c{i}" for i in range(250)]
+        seen.clear()
+        look()
+        while view.scroll_y < view.max_scroll_y:
+            view.scroll_page_down(animate=False)
+            await settle(pilot, view)
+            look()
+        assert seen == [f"c{i}" for i in range(250)]
+        assert view.following
+        view.apply(conversation.apply(call(250)))
+        await settle(pilot, view)
+        assert on_screen(view)[-1].entry.tool_call_id == "c250"
+
+
+async def test_scrolling_moves_the_view_by_exactly_the_rows_scrolled() -> None:
+    """Entries of many heights, scrolled up 7 rows at a time across window changes: what is
+    shown moves down by exactly 7 rows each time, however wrong the spacer's guess was."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        changes: list[Change] = []
+        for index in range(150):
+            changes += conversation.apply(call(index))
+            if index % 3 == 0:
+                lines = "\n\n".join(f"line {index}.{n}" for n in range(index % 11))
+                changes += conversation.apply(chunk(f"reply {index}\n\n{lines}"))
+                changes += conversation.apply(call(10_000 + index))  # ends the reply
+        view.apply(changes)
+        await settle(pilot, view)
+        steps = 0
+        while view.scroll_y > 7 and steps < 60:  # 420 rows: several window changes
+            steps += 1
+            card = on_screen(view)[-1]
+            before = card.virtual_region.y - view.scroll_y
+            view.scroll_relative(y=-7, animate=False)
+            await settle(pilot, view)
+            assert card.parent is view
+            assert card.virtual_region.y - view.scroll_y == before + 7
+
+
+async def test_reading_back_holds_the_page_while_entries_arrive() -> None:
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(calls(conversation, range(500)))
+        await settle(pilot, view)
+        for _ in range(30):
+            view.scroll_page_up(animate=False)
+            await settle(pilot, view)
+        held, shown = view.scroll_y, [card.entry for card in on_screen(view)]
+        view.apply(calls(conversation, range(500, 800)))
+        await settle(pilot, view)
+        assert view.scroll_y == held and [card.entry for card in on_screen(view)] == shown
+        assert len(view.query(ToolCard)) <= BOUND
+        assert view.new_below == 300 and not view.following
+        view.jump_to_end()
+        await settle(pilot, view)
+        assert view.following and view.scroll_y == view.max_scroll_y
+        assert on_screen(view)[-1].entry.tool_call_id == "c799"
+        assert len(view.query(ToolCard)) <= BOUND
+
+
+async def test_reveal_moves_the_window_to_a_far_entry() -> None:
+    """Search's `reveal`: an entry far above the window gets a widget, shown on screen."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(calls(conversation, range(1000)))
+        await settle(pilot, view)
+        far = conversation.tool_calls["c123"]
+        assert view.widget_of(far) is None
+        widget = view.reveal(far)
+        assert isinstance(widget, ToolCard) and widget.entry is far
+        await pilot.pause()
+        view.show_entry(widget)
+        await settle(pilot, view)
+        assert far in [card.entry for card in on_screen(view)]
+        assert len(view.query(ToolCard)) <= BOUND
 
 
 async def test_the_view_follows_the_end_through_bursts() -> None:
@@ -142,69 +280,6 @@ async def test_short_content_stays_at_the_top() -> None:
         await pilot.pause()
         assert view.scroll_y == 0
         assert view.query_one(ToolCard).region.y <= 2
-
-
-async def test_the_banner_brings_earlier_entries_back_and_reading_back_stops_pruning() -> None:
-    app = Host()
-    conversation = Conversation()
-    async with app.run_test() as pilot:
-        view = app.query_one(ConversationView)
-        total = MAX_LIVE + 2 * PRUNE_BATCH
-        view.apply(calls(conversation, range(total)))
-        await pilot.pause()
-        view.apply(conversation.apply(call(total)))
-        await pilot.pause()
-        hidden = view.hidden_count
-        assert hidden >= PRUNE_BATCH
-
-        view.scroll_home(animate=False, immediate=True)
-        await pilot.pause()
-        assert not view.following
-        await pilot.click(".hidden-banner")
-        await pilot.pause()
-        assert view.hidden_count == hidden - PRUNE_BATCH
-        cards = list(view.query(ToolCard))
-        assert cards[0].entry.tool_call_id == f"c{hidden - PRUNE_BATCH}"
-        assert [card.entry.tool_call_id for card in cards] == [
-            f"c{index}" for index in range(hidden - PRUNE_BATCH, total + 1)
-        ]
-        # While the user reads back, new entries do not prune the page away.
-        burst = range(total + 1, total + 1 + 2 * PRUNE_BATCH)
-        view.apply(calls(conversation, burst))
-        await pilot.pause()
-        assert view.hidden_count == hidden - PRUNE_BATCH
-        # Back at the end, the next entries prune again.
-        view.scroll_end(animate=False, immediate=True)
-        await pilot.pause()
-        assert view.following
-        view.apply(conversation.apply(call(burst[-1] + 1)))
-        await pilot.pause()
-        assert len(list(view.query(ToolCard))) <= MAX_LIVE + PRUNE_BATCH
-
-
-async def test_the_banner_comes_back_after_everything_was_shown() -> None:
-    """Showing every hidden entry removes the banner; the next prune shows one again."""
-    app = Host()
-    conversation = Conversation()
-    async with app.run_test() as pilot:
-        view = app.query_one(ConversationView)
-        first = MAX_LIVE + PRUNE_BATCH
-        view.apply(calls(conversation, range(first)))
-        await pilot.pause()
-        assert view.hidden_count == PRUNE_BATCH
-        view.show_earlier()
-        await pilot.pause()
-        assert view.hidden_count == 0 and not view.query(".hidden-banner")
-        view.scroll_end(animate=False, immediate=True)
-        await pilot.pause()
-        more = range(first, first + 2 * PRUNE_BATCH)
-        view.apply(calls(conversation, more))
-        await pilot.pause()
-        await pilot.pause()
-        assert view.hidden_count > 0
-        banner = view.query_one(".hidden-banner")
-        assert f"{view.hidden_count} earlier entries are not shown" in str(banner.render())
-        assert banner.region.height == 1
 
 
 def chunk(text: str) -> AgentMessageChunk:
@@ -284,3 +359,52 @@ async def test_an_entry_that_grew_deep_inside_is_measured_again() -> None:
         entry, later = await grow_deep_inside(pilot, app.query_one(ConversationView))
         assert entry.region.height == 4
         assert later.region.y == entry.region.bottom
+
+
+async def test_search_marks_hits_the_window_mounts_later() -> None:
+    """Search reveals its first match far above; the hits mounted later, as the window moves
+    back to the end, are marked as hits too."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(calls(conversation, range(1000)))
+        await settle(pilot, view)
+        bar = SearchBar(view, lambda: conversation.entries)
+        await app.mount(bar)
+        bar.refresh_results("Call 99")
+        await settle(pilot, view)
+        first = conversation.tool_calls["c99"]
+        assert first in [card.entry for card in on_screen(view)]
+        assert view.widget_of(first).has_class(CURRENT)  # type: ignore[union-attr]
+        view.jump_to_end()
+        await settle(pilot, view)
+        last = view.widget_of(conversation.tool_calls["c999"])
+        assert last is not None and last.has_class(HIT) and not last.has_class(CURRENT)
+        assert not view.widget_of(conversation.tool_calls["c989"]).has_class(HIT)  # type: ignore[union-attr]
+
+
+async def test_a_scroll_onto_the_end_keeps_following_through_growth_and_shrinking() -> None:
+    """Dragging the scrollbar to the end (a scroll_to that does not move the view) releases
+    Textual's anchor without a word; entries that arrive after it, and a card at the end that
+    grows and then shrinks while a new entry waits for its widget, are still followed."""
+    app = Host()
+    conversation = Conversation()
+    tall = [text_content("\n".join(f"line {row}" for row in range(40)))]
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(calls(conversation, range(60)))
+        await settle(pilot, view)
+        view.scroll_to(y=view.max_scroll_y, animate=False, immediate=True)
+        await pilot.pause()
+        view.apply(calls(conversation, range(60, 70)))
+        await settle(pilot, view)
+        assert view.following and view.scroll_y == view.max_scroll_y
+        view.apply(conversation.apply(with_content(69, tall)))
+        await settle(pilot, view)
+        shrunk = conversation.apply(with_content(69, [text_content("done")]))
+        view.apply(shrunk + calls(conversation, [70]))
+        await settle(pilot, view)
+        assert view.following and view.new_below == 0
+        assert view.scroll_y == view.max_scroll_y
+        assert on_screen(view)[-1].entry.tool_call_id == "c70"

@@ -132,6 +132,23 @@ class AgentConnection:
         )
         return None if response is None else clean(list(response.config_options))
 
+    async def fork(self) -> str:
+        """session/fork of this session, in its directory with its MCP servers: the new
+        session's id. Raises like `set_mode`, and HandshakeTimeout."""
+        servers, _ = for_agent(self.spec.mcp_servers, self.init)
+        forked = await answered(
+            "session/fork",
+            self.spec,
+            self.conn.fork_session(
+                session_id=self.session_id, cwd=str(self.spec.cwd), mcp_servers=servers
+            ),
+        )
+        return forked.session_id
+
+    async def close_other(self, session_id: str) -> None:
+        """session/close of another session of this agent (a fork another tab opens)."""
+        await answered("session/close", self.spec, self.conn.close_session(session_id=session_id))
+
     async def list_sessions(self) -> list[SessionInfo]:
         """session/list for this workspace, cleaned like every update (titles are the
         agent's). Raises like `set_mode`."""
@@ -362,12 +379,14 @@ async def open_session(
     login_failed: LoginFailed | None = None,
     capabilities: ClientCapabilities | None = None,
     make_client: ClientFactory = TuiClient,
+    gate: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[AgentConnection]:
     """Spawn the agent (or take `process`, already started from `spec`), negotiate, open a
     session, and always reap the process on exit. `tap` (the traffic inspector's store) sees
     every line on the wire, and so does the `Recorder` writing `spec.record` when it is set.
     `capabilities` replaces the ones `spec.terminal` implies (the conformance check turns fs
-    off too), and `make_client` builds the client object."""
+    off too), and `make_client` builds the client object. `gate` is awaited before each
+    message is read (the tabs' priority, tui/tabs/priority.py)."""
     if capabilities is None:
         capabilities = client_capabilities(spec.terminal)
     if process is None:
@@ -394,7 +413,12 @@ async def open_session(
             taps = [MaskingTap(each) for each in taps]
         reader, writer = await process.attach(STREAM_LIMIT_BYTES)
         transport = InspectingTransport(
-            reader, writer, watcher=client, max_message_bytes=max_message_bytes, tap=joined(taps)
+            reader,
+            writer,
+            watcher=client,
+            max_message_bytes=max_message_bytes,
+            tap=joined(taps),
+            gate=gate,
         )
         conn = ClientSideConnection(client, transport)
         stack.push_async_callback(close_connection, conn)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from dsh_common.jsonrpc_lines import (
@@ -74,13 +75,22 @@ class InspectingTransport(LineTransport):
         watcher: WireWatcher,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         tap: LineTap | None = None,
+        gate: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         super().__init__(reader, writer, max_message_bytes=max_message_bytes, tap=tap)
         self._watcher = watcher
+        # Awaited before each message is read: a tab out of sight waits its turn while the
+        # shown one streams (tui/tabs/priority.py).
+        self._gate = gate
         self._pending: set[Any] = set()  # ids of our requests still unanswered
         self._opening: set[Any] = set()  # ... of which session/new and session/fork
         self._loading: set[Any] = set()  # ... of which session/load and session/resume
         self._prompts: set[Any] = set()  # ... of which session/prompt
+
+    async def receive(self) -> dict[str, Any] | None:
+        if self._gate is not None:
+            await self._gate()
+        return await super().receive()
 
     @property
     def in_turn(self) -> bool:

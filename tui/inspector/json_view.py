@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from pygments.lexers.data import JsonLexer
 from pygments.token import Token, _TokenType, is_token_subtype
 
 from tui.inspector.traffic import WireMessage, format_size
@@ -87,6 +86,9 @@ def pretty(text: str) -> list[Line]:
             line = [(INDENT * min(depth, MAX_INDENT_LEVELS), "punct")] if depth else []
             break_due = False
         line.append((piece, kind))
+
+    # Imported when the inspector first shows a message, not at start-up (33 ms).
+    from pygments.lexers.data import JsonLexer
 
     lexer = JsonLexer(ensurenl=False, stripnl=False)
     for token, value in lexer.get_tokens(text):

@@ -67,7 +67,9 @@ class ReplayApp(DshApp):
         *DshApp.BINDINGS,
     ]
     # What a replay cannot do: each would ask a recording for what it never recorded.
-    AGENT_ACTIONS = frozenset({"resume", "next_mode", "pick_model", "cancel_turn"})
+    AGENT_ACTIONS = frozenset(
+        {"resume", "next_mode", "pick_model", "cancel_turn", "new_tab", "close_tab"}
+    )
 
     def __init__(self, config: AppConfig, replay: ReplayProcess) -> None:
         super().__init__(config)

@@ -128,6 +128,8 @@ class SessionController:
         self.conversation = Conversation()
         # Every line on the wire, for the traffic inspector (tui/widgets/inspector/panel.py).
         self.traffic = Traffic()
+        # Awaited before each message from the agent is read (a tab's turn, tui/tabs/priority.py).
+        self.receive_gate: Callable[[], Awaitable[None]] | None = None
         self.session: AgentConnection | None = None
         self.failure: AgentFailed | None = None
         self.turn_running = False
@@ -268,6 +270,7 @@ class SessionController:
                         ask_env=ask_env,
                         capabilities=capabilities,
                         login_failed=self.login_failed,
+                        gate=self.receive_gate,
                     ) as session:
                         self._connected(session)
                         await self.apply_defaults(session, *defaults)
@@ -504,6 +507,46 @@ class SessionController:
                 await self.set_model(model)
             return
         self.notice(f"the settings' model {model} is not offered by this agent", "warning")
+
+    def fork_refusal(self) -> str | None:
+        """Why the session cannot be forked into a new tab now, or None when it can."""
+        from tui.capabilities import can_fork
+
+        session = self.session
+        if session is None:
+            return "Not connected: there is no session to fork yet."
+        if not can_fork(session.init):
+            return "This agent does not offer session/fork (with session/load or /resume)."
+        if self.turn_running:
+            return "A turn is running: fork once it ends."
+        return None
+
+    async def fork(self) -> str | None:
+        """session/fork: the new session's id, or None (the reason is a `Notify`). The fork
+        opens in another process of the agent, so where the agent offers session/close this
+        one lets go of it first."""
+        from acp.exceptions import RequestError
+
+        from tui.agent_text import clean_error
+        from tui.capabilities import can_close
+        from tui.connection.session import HandshakeTimeout
+
+        refusal = self.fork_refusal()
+        session = self.session
+        if refusal is not None or session is None:
+            self.notify(refusal or "Not connected.", "warning")
+            return None
+        try:
+            forked = await session.fork()
+        except (RequestError, ConnectionError, HandshakeTimeout) as error:
+            self.notify(f"Could not fork: {clean_error(error)}", "error")
+            return None
+        if can_close(session.init):
+            try:
+                await session.close_other(forked)
+            except (RequestError, ConnectionError, HandshakeTimeout) as error:
+                log.info("session/close of the fork %s: %r", forked, error)
+        return forked
 
     async def set_mode(self, mode_id: str) -> bool:
         """session/set_mode; True once the agent took it (a refusal is a `Notify`)."""

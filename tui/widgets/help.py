@@ -53,7 +53,14 @@ LONG = {
     "transcript_end": "the end of the transcript, followed again",
     "help": "this screen",
     "inspector": "the traffic inspector: every message on the wire",
+    "new_tab": "a new tab: another session (which agent, which directory)",
+    "close_tab": "close this tab (asks while a turn runs); its agent is stopped",
+    "step_tab(1)": "the next tab",
+    "step_tab(-1)": "the previous tab",
+    "jump_waiting": "the tab whose question has waited longest",
 }
+# Alt+1…9 are nine bindings, one row here.
+TAB_DIGITS = ("alt+1 … alt+9", "tab 1 to 9")
 
 NAMES = {
     "escape": "esc",
@@ -77,6 +84,10 @@ def binding_rows(bindings: list[BindingType], web: bool = False) -> list[tuple[s
     rows = []
     seen: set[str] = set()
     for binding in bindings:
+        if isinstance(binding, Binding) and binding.action.startswith("goto_tab("):
+            if TAB_DIGITS not in rows:
+                rows.append(TAB_DIGITS)
+            continue
         if isinstance(binding, Binding) and binding.description and binding.key not in seen:
             seen.add(binding.key)
             twin = alternative_keys(binding.key) if web else None

@@ -242,7 +242,9 @@ class PermissionPanel(Vertical, can_focus=True):
 
     def _card(self) -> ToolCard | None:
         call_id = self.request.tool_call.tool_call_id
-        for card in self.app.query(ToolCard):
+        # Its own session's card: another tab's agent can use the same tool call ids.
+        root = self.query_ancestor(".session-pane")
+        for card in root.query(ToolCard):
             if card.entry.tool_call_id == call_id:
                 return card
         return None

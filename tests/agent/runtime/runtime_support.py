@@ -52,6 +52,14 @@ def select(option_id: str) -> Answer:
     return answer
 
 
+async def never(
+    tool_call: ToolCallUpdate, options: list[PermissionOption]
+) -> RequestPermissionResponse:
+    """An answer that never comes: the question stays open until the turn is stopped."""
+    await asyncio.Event().wait()
+    raise AssertionError("unreachable")
+
+
 async def dismiss(
     tool_call: ToolCallUpdate, options: list[PermissionOption]
 ) -> RequestPermissionResponse:
@@ -136,6 +144,13 @@ class Harness:
         await asyncio.sleep(0)  # let the queued available_commands_update through
         return response.session_id
 
+    async def asking(self) -> tuple[str, asyncio.Task[str]]:
+        """A new session whose prompt now waits on a permission question (with `never`)."""
+        session_id = await self.new()
+        running = asyncio.create_task(self.prompt(session_id, "$ true"))
+        await self.client.asked.wait()
+        return session_id, running
+
     async def prompt(self, session_id: str, text: str) -> str:
         response = await self.conn.prompt(session_id=session_id, prompt=[text_block(text)])
         return response.stop_reason
@@ -181,7 +196,8 @@ def connect(tmp_path: Path, workspace: Path) -> Connect:
         agent = DshAgent(AgentConfig(settings, sessions))
         client = RecordingClient(answer) if answer else RecordingClient()
         agent_end, client_end = memory_transport_pair()
-        agent_conn = AgentSideConnection(agent, agent_end)
+        # As dsh-agent serves: session/fork and session/close are routed (unstable ACP).
+        agent_conn = AgentSideConnection(agent, agent_end, use_unstable_protocol=True)
         client_conn = ClientSideConnection(client, client_end)
         caps = ClientCapabilities(terminal=terminal, field_meta={"terminal_output": terminal})
         await client_conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps)

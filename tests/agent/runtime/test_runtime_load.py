@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp import RequestError
-from runtime_support import Connect, Harness, select
+from runtime_support import Connect, Harness, never, select
 
 from agent.events import StepEnd, ToolCall, TurnStart, UserMessage
 from agent.log import SessionStore
@@ -132,13 +131,8 @@ async def test_load_refuses_a_wrong_cwd_an_unknown_id_and_a_busy_session(
         with pytest.raises(RequestError):
             await h.conn.load_session(session_id=sid, cwd="relative")
 
-    async def never(*args: Any) -> Any:
-        await asyncio.Event().wait()
-
     async with connect(answer=never) as h:
-        sid = await h.new()
-        running = asyncio.create_task(h.prompt(sid, "$ true"))
-        await h.client.asked.wait()
+        sid, running = await h.asking()
         with pytest.raises(RequestError, match="prompt running"):
             await h.conn.load_session(session_id=sid, cwd=str(h.workspace))
         await h.conn.cancel(session_id=sid)

@@ -21,10 +21,12 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from tui.sanitize import clean_name
+
+if TYPE_CHECKING:  # pathspec is imported when an index is built, not with the prompt (9 ms)
+    from pathspec import GitIgnoreSpec
 
 ALWAYS_SKIPPED = frozenset({".git", ".venv", "venv", "node_modules"})
 """Directory names left out whatever `.gitignore` says."""
@@ -107,6 +109,8 @@ def _read_rules(file: Path, base: str) -> _Rules | None:
         text = file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    from pathspec import GitIgnoreSpec
+
     spec = GitIgnoreSpec.from_lines(text.splitlines())
     return _Rules(base, spec) if spec.patterns else None
 

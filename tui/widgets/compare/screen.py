@@ -15,6 +15,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from tui.compare.setup import CompareSetup
 from tui.config import AppConfig
+from tui.widgets import paging
 from tui.widgets.compare.keys import CompareHelp
 from tui.widgets.compare.side import CompareSide, StripsChanged
 from tui.widgets.inspector import panel as inspector
@@ -178,10 +179,7 @@ class CompareApp(App[None]):
 
     def action_page(self, direction: int) -> None:
         view = self.sides[self.marked].view
-        if direction < 0:
-            view.scroll_page_up(animate=False)
-        else:
-            view.scroll_page_down(animate=False)
+        paging.page(view, direction)
 
     def action_side_end(self) -> None:
         self.sides[self.marked].view.jump_to_end()

@@ -112,6 +112,12 @@ class PromptArea(TextArea):
         self.on_submit = on_submit
         # Where the cursor was left after a completed `@` path and its space (see take_mention).
         self._space_after_mention: tuple[int, int] | None = None
+        # Printable keys that are the app's now, not text: Alt+digit is the character macOS's
+        # Option+digit types, and switches tabs while there are several (tui/tabbed_app.py).
+        self.yielded_keys: frozenset[str] = frozenset()
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        return key not in self.yielded_keys and super().check_consume_key(key, character)
 
     def on_focus(self) -> None:
         self.border_title = None
@@ -195,12 +201,21 @@ class PromptArea(TextArea):
         open, Enter takes its highlighted path instead."""
         if self.take_mention():
             return True
-        menu = self.command_menu
+        menu = self.command_menu_now()
         completion = menu.completion() if menu is not None else None
         if completion is None or completion.rstrip() == self.text:
             return False
         self.load(completion)
         return True
+
+    def command_menu_now(self) -> CommandMenu | None:
+        """The command menu, told the text as it is now: the keys of one burst (the rest of a
+        command line, then Enter or Tab) reach the prompt before the Changed messages that
+        tell the menu, which would still offer the command their first letters began."""
+        menu = self.command_menu
+        if menu is not None:
+            menu.typed = self.text
+        return menu
 
     def _mention_key(self, key: str) -> bool:
         """Up, Down and Tab while the `@` menu is open, handled here as keys, not as bindings:
@@ -234,7 +249,7 @@ class PromptArea(TextArea):
         if not select and self.mention_menu and self.mention_menu.is_open:
             self.mention_menu.move(delta)
             return True
-        menu = self.command_menu
+        menu = self.command_menu_now()
         if select or menu is None or not menu.is_open:
             return False
         menu.move(delta)

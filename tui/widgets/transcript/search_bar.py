@@ -84,17 +84,39 @@ class SearchBar(Horizontal, can_focus=True):
         self.entries = entries
         self.results = Results("", (), {})
         self.current: int | None = None
-        self._input = SearchInput(placeholder="search the transcript")
+        # Not selected on focus: keys that refine the query come back to it mid-burst, and a
+        # select-all landing between two of them made the next key replace the whole query.
+        self._input = SearchInput(placeholder="search the transcript", select_on_focus=False)
         self._where = Static("", classes="search-where", markup=False)
         self._marked: list[Widget] = []
+        # By id of the entry: the occurrences to paint on its widget, for widgets the
+        # transcript mounts later (it mounts only the entries near the screen).
+        self._hits: dict[int, tuple[Occurrences, bool]] = {}
+
+    def on_mount(self) -> None:
+        self.view.on_entry_mounted = self._entry_mounted
+
+    def _entry_mounted(self, widget: Widget) -> None:
+        entry = self.view.entry_of(widget)
+        found = None if entry is None else self._hits.get(id(entry))
+        if found is not None:
+            occurrences, current = found
+            widget.add_class(HIT, *([CURRENT] if current else []))
+            self._marked = [marked for marked in self._marked if marked.is_attached]
+            self._marked.append(widget)
+            # Its lines are drawn by children it has once composed.
+            self.view.call_after_refresh(self._marked_again, widget, occurrences)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("⌕", style="bold"), classes="search-icon")
         yield self._input
         yield self._where
 
-    def focus_query(self) -> None:
+    def focus_query(self, *, select: bool = False) -> None:
+        """The keyboard to the query; `select` (Ctrl+F again) so typing starts a new one."""
         self.screen.set_focus(self._input)
+        if select:
+            self._input.select_all()
 
     @on(Input.Changed)
     def _query_changed(self, event: Input.Changed) -> None:
@@ -152,6 +174,13 @@ class SearchBar(Horizontal, can_focus=True):
             unmark(widget)
         self._marked = []
         query = self.results.query
+        self._hits = {
+            id(entries[index]): (
+                Occurrences(query, place if index == current_entry else None),
+                index == current_entry,
+            )
+            for index in hits
+        }
         for index in sorted(hits):
             hit = self.view.widget_of(entries[index])
             if hit is not None:
@@ -200,6 +229,9 @@ class SearchBar(Horizontal, can_focus=True):
             mark(widget, occurrences)
 
     def close(self) -> None:
+        if self.view.on_entry_mounted == self._entry_mounted:
+            self.view.on_entry_mounted = None
+        self._hits = {}
         for widget in self._marked:
             widget.remove_class(HIT, CURRENT)
             unmark(widget)
