@@ -415,6 +415,9 @@ class TtyApp:
     started: float
     recorder: EscapeRecorder = field(default_factory=EscapeRecorder)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # ptyprocess's isalive() and wait() reap the child with waitpid: from two threads at once
+    # (the reader's process scan and the test's quit) the loser gets ECHILD. One at a time.
+    _reap_lock: threading.RLock = field(default_factory=threading.RLock)
     bytes_read: int = 0
     updates: int = 0
     seen_pids: set[int] = field(default_factory=set)
@@ -508,7 +511,7 @@ class TtyApp:
 
     def scan_processes(self) -> set[int]:
         """Remember every descendant seen now; returns the live ones."""
-        if not self.process.isalive():
+        if not self.is_alive():
             return set()
         live = descendants(self.process.pid)
         with self.lock:
@@ -520,7 +523,12 @@ class TtyApp:
         return int(self.process.pid)
 
     def is_alive(self) -> bool:
-        return bool(self.process.isalive())
+        with self._reap_lock:
+            return bool(self.process.isalive())
+
+    def _reap(self) -> None:
+        with self._reap_lock:
+            self.process.wait()
 
     def leftover_pids(self) -> set[int]:
         """Descendants seen while the app ran that are still alive (not zombies)."""
@@ -542,11 +550,11 @@ class TtyApp:
     def wait_exit(self, timeout: float = 15.0) -> int:
         """The exit code (negative for a signal); raises TtyTimeout if it keeps running."""
         deadline = time.monotonic() + timeout
-        while self.process.isalive():
+        while self.is_alive():
             if time.monotonic() > deadline:
                 raise TtyTimeout(f"dsh-tui still running after {timeout:.0f} s\n{self.dump()}")
             time.sleep(0.02)
-        self.process.wait()
+        self._reap()
         status = self.process.exitstatus
         if status is None:
             status = -int(self.process.signalstatus or 0)
@@ -561,19 +569,19 @@ class TtyApp:
     def kill(self) -> None:
         """SIGKILL the app's process group and every descendant seen; reap the app."""
         pids = self.leftover_pids()
-        if self.process.isalive():
+        if self.is_alive():
             with contextlib.suppress(OSError):
                 os.killpg(self.pid, signal.SIGKILL)
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ptyprocess.PtyProcessError):
-            self.process.wait()
+            self._reap()
 
     def close(self, timeout: float = 10.0) -> None:
         """Quit politely if still running, then make sure nothing of it is left."""
         try:
-            if self.process.isalive():
+            if self.is_alive():
                 with contextlib.suppress(TtyTimeout, OSError):
                     self.quit(timeout)
         finally:
@@ -679,7 +687,7 @@ class TtyApp:
         border = "+" + "-" * width + "+"
         body = "\n".join(f"|{line}|" for line in lines)
         cursor = self.cursor()
-        state = "running" if self.process.isalive() else f"exited ({self.exit_status})"
+        state = "running" if self.is_alive() else f"exited ({self.exit_status})"
         return (
             f"screen {width}x{len(lines)}, cursor {cursor}, app {state}, "
             f"{time.monotonic() - self.started:.1f} s since launch\n{border}\n{body}\n{border}"
@@ -701,9 +709,9 @@ class TtyApp:
             lines = self.display()
             if check(lines):
                 return lines
-            if time.monotonic() > deadline or (self.eof and not self.process.isalive()):
+            if time.monotonic() > deadline or (self.eof and not self.is_alive()):
                 what = condition if isinstance(condition, str) else message or "condition"
-                why = "timed out" if self.process.isalive() else "app exited"
+                why = "timed out" if self.is_alive() else "app exited"
                 raise TtyTimeout(f"{why} after {timeout:.0f} s waiting for {what!r}\n{self.dump()}")
             time.sleep(0.02)
 
