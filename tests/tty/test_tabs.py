@@ -106,11 +106,7 @@ def test_a_question_in_a_background_tab_is_marked_notified_and_answered_after_th
         size=size,
     )
     app.wait_for(tabs_ready(2), timeout=30, message="two connected tabs")
-    app.key("alt+2")
-    app.wait_for(shows("back"), message="tab 2's header")
-    send(app, "go")  # its turn waits for the file before it asks
-    app.key("alt+1")
-    app.wait_for(shows("front"), message="tab 1's header")
+    go_in_tab_2(app)  # its turn waits for the file before it asks
     release.touch()
     app.wait_for(lambda lines: "2 ? " in bar(lines), message="tab 2 marked waiting")
     lines = app.wait_for("Tab 2 (back · back) asks: Edit", message="the notification")
