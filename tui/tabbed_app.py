@@ -55,12 +55,18 @@ class TabbedApp(SessionApp):
     # -- the bar -------------------------------------------------------------------------
 
     @property
-    def tab_bar(self) -> TabBar:
-        return self.query_one("#tabs", TabBar)
+    def tab_bar(self) -> TabBar | None:
+        """The bar, or None once the app has begun to close: a pane's last events (its turn's
+        end, say) can still arrive after the screen's widgets are gone."""
+        for bar in self.query("#tabs").results(TabBar):
+            return bar
+        return None
 
     def refresh_tabs(self) -> None:
-        host = self.tab_host
-        self.tab_bar.show_tabs([tab.info() for tab in host.tabs], host.active)
+        host, bar = self.tab_host, self.tab_bar
+        if bar is None:
+            return
+        bar.show_tabs([tab.info() for tab in host.tabs], host.active)
         # Alt+1…9 are the tabs' while there are several, text (£, ™…) while there is one.
         yielded = TAB_KEYS if len(host.tabs) > 1 else frozenset()
         for tab in host.tabs:

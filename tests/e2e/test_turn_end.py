@@ -11,6 +11,8 @@ from pathlib import Path
 
 from support import turns_ended, wait_until, watch_turns
 from tui.app import AppConfig, DshApp
+from tui.session.events import TurnEnded
+from tui.session_pane import SessionPane
 from tui.state import NoticeEntry
 from tui.widgets.cards.header import header_text
 from tui.widgets.cards.tool_card import ToolCard
@@ -92,3 +94,19 @@ async def test_a_prompt_the_agent_refuses_is_a_notice_and_the_session_carries_on
             timeout=30,
         )
         assert app.controller.failure is None
+
+
+async def test_a_turn_end_that_arrives_after_the_tab_bar_is_gone_is_ignored(
+    tmp_path: Path,
+) -> None:
+    """While the app closes, the default screen's widgets go before a pane's last events are
+    read: the end of a turn then has no bar to update, and that is no error."""
+    (tmp_path / "script.json").write_text(json.dumps({"prompts": [[]]}))
+    agent = [sys.executable, str(HERE / "script_agent.py"), str(tmp_path / "script.json")]
+    app = DshApp(AppConfig(shlex.join(agent), tmp_path, log_dir=tmp_path / "logs"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.controller.session is not None)
+        await app.query_one("#tabs").remove()
+        app.post_message(SessionPane.Event(TurnEnded("end_turn"), app.pane))
+        await pilot.pause()
+        assert not app.query("#tabs")  # the app carries on without the bar

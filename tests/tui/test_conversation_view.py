@@ -408,3 +408,27 @@ async def test_a_scroll_onto_the_end_keeps_following_through_growth_and_shrinkin
         assert view.following and view.new_below == 0
         assert view.scroll_y == view.max_scroll_y
         assert on_screen(view)[-1].entry.tool_call_id == "c70"
+
+
+async def test_a_hidden_view_that_grew_past_the_screen_is_anchored_before_it_is_shown() -> None:
+    """A tab's switch (tui/tabbed_app.py): what came while the view was hidden is judged
+    from the state, before the frame that shows it, so that frame is at the end; a view whose
+    content still fits is left at its top."""
+    app = Host()
+    conversation = Conversation()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ConversationView)
+        view.apply(conversation.apply(chunk("short")))
+        await pilot.pause()
+        view.display = False
+        await pilot.pause()
+        view.before_shown(24, 80)
+        assert not view.is_anchored  # one line: nothing to follow yet
+        view.apply(conversation.apply(chunk(" ".join(f"back{i}" for i in range(600)))))
+        await pilot.pause()
+        view.before_shown(24, 80)
+        assert view.is_anchored
+        view.display = True
+        await pilot.pause(0.3)
+        await pilot.pause()
+        assert view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y
