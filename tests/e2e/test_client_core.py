@@ -227,6 +227,7 @@ async def test_modes_models_title_usage_and_slash_commands(tmp_path: Path) -> No
     async with app.run_test(size=(120, 40)) as pilot:
         await send(app, pilot)
         await wait_until(pilot, lambda: turns_ended(app) == 1)
+        await wait_until(pilot, lambda: "Greeting fix" in str(app.query_one("#header").render()))
         header = str(app.query_one("#header").render())
         assert "mode: Ask" in header and "model: Offline" in header
         assert "Greeting fix" in header

@@ -39,6 +39,8 @@ async def test_prompt_streams_reply_and_quit_reaps_agent(tmp_path: Path) -> None
         assert session is not None
         assert session.init.agent_info is not None
         assert session.init.agent_info.name == "dsh-agent"
+        # The header is drawn from the session's event, a message or two after the session.
+        await wait_until(pilot, lambda: "dsh-agent 0.1.0" in str(app.query_one("#header").render()))
         header = str(app.query_one("#header").render())
         # At 100 columns the protocol details are the first to go; the agent and mode stay.
         assert "dsh-agent 0.1.0" in header and "mode: Ask" in header

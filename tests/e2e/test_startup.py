@@ -65,7 +65,7 @@ async def test_default_agent_connects_without_the_venv_on_path(
     app = DshApp(AppConfig("dsh-agent", tmp_path, log_dir=tmp_path / "logs"))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.controller.session is not None)
-        assert "dsh-agent 0.1.0" in str(app.query_one("#header").render())
+        await wait_until(pilot, lambda: "dsh-agent 0.1.0" in str(app.query_one("#header").render()))
         await app.action_quit()
     assert app.return_code == 0
 

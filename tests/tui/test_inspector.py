@@ -102,6 +102,22 @@ async def test_the_list_follows_what_arrives_and_enter_opens_a_message() -> None
         assert not detail.display and listing.has_focus
 
 
+async def test_a_following_list_keeps_its_end_in_view_when_its_height_changes() -> None:
+    app = Host()
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = await opened(app, pilot)
+        listing = pane.query_one(TrafficList)
+        for index in range(100):
+            app.traffic.line_in(chunk(f"w{index}"), True)
+        pane.sync()
+        await wait_until(pilot, lambda: 0 < listing.max_scroll_y == listing.scroll_y)
+        tall = listing.max_scroll_y
+        await pilot.resize_terminal(140, 24)
+        await wait_until(pilot, lambda: listing.max_scroll_y > tall)
+        await wait_until(pilot, lambda: listing.scroll_y == listing.max_scroll_y)
+        assert listing.following and listing.cursor_seq == 100
+
+
 async def test_the_filter_narrows_by_method_and_text() -> None:
     app = Host()
     async with app.run_test(size=(140, 30)) as pilot:

@@ -105,7 +105,10 @@ def play_the_demo(served: Served, new_page: NewPage, tmp_path: Path) -> None:
             break
         question = next(line for line in text.splitlines() if "Permission ·" in line)
         if EDIT_QUESTION in question and not diff_seen:
-            diff_seen = text
+            # The diff panel draws a placeholder row until its thread-built rows arrive.
+            diff_seen = screen.wait_for(
+                lambda shown: re.search(r"\d+ +- .*version 1", shown) is not None, 30
+            )
             shot = page.screenshot()
             assert shot.startswith(PNG_MAGIC)
             (tmp_path / "demo-edit.png").write_bytes(shot)

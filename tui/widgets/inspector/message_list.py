@@ -146,6 +146,15 @@ class TrafficList(ScrollView, can_focus=True):
             matches = self._matches
             self._rows += [m.seq for m in traffic.since(self._tested + 1) if matches(m)]
             self._tested = traffic.total
+        self._fit()
+
+    def on_resize(self, event: events.Resize) -> None:
+        # A list that follows stays on its end when its height changes (a pane laid out
+        # after the rows arrived, a terminal made smaller): max_scroll_y moved, scroll_y did not.
+        self._fit()
+
+    def _fit(self) -> None:
+        """Size the scroll area to the rows, and keep the newest row in view while following."""
         size = Size(self.size.width, self.row_count)
         if size != self.virtual_size:
             # The scrollbars follow without a layout pass: the pane's size does not change,
