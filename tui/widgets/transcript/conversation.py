@@ -50,6 +50,9 @@ SPINNER_INTERVAL_S = 0.1
 # full collection (tui/heap.py), so that pause never lands in a frame anyone waits for.
 QUIET_S = 1.0
 
+# The entry the view is held by while the window changes, and its row then (None: none).
+Hold = tuple[Widget | None, int | None]
+
 
 class Spacer(Widget):
     """Blank rows standing for the entries above or below the window."""
@@ -205,6 +208,7 @@ class ConversationView(TranscriptCursor, VerticalScroll):
         While following, the window ends at the end: a burst mounts only the newest entries
         that fill it. Otherwise they are spacer rows until the user scrolls down to them."""
         self._flush_queued = False
+        hold = self._hold_point()
         if self._following and self._end < len(self._entries):
             keep = (KEEP_SCREENS + 1) * self._screen_rows()
             fill = count_filling(self._entries, self.heights, keep, MIN_MOUNTED)
@@ -214,7 +218,7 @@ class ConversationView(TranscriptCursor, VerticalScroll):
                 self._first = start
             self._mount(self._end, len(self._entries))
         self._update_spacers()
-        self._settle()
+        self._settle(hold)
         self.call_after_refresh(self._sync_anchor)
 
     def _busy(self) -> None:
@@ -290,13 +294,21 @@ class ConversationView(TranscriptCursor, VerticalScroll):
         self._above.set_rows(self.heights.total(self._entries[: self._first]))
         self._below.set_rows(self.heights.total(self._entries[self._end :]))
 
-    def _settle(self) -> None:
-        """After the next layout pass: hold the view, then move the window again if needed."""
+    def _hold_point(self) -> Hold:
+        """The first entry on screen and its row, to hold the view by. Read it before the
+        window changes: read after a mount, Textual's map can already count the rows of the
+        entries mounted above while the spacer still has its old rows, and the hold would
+        then move the view by their height (PageUp skipped a few cards)."""
+        held = None if self._following else self._first_shown()
+        return held, None if held is None else held.virtual_region.y
+
+    def _settle(self, hold: Hold | None = None) -> None:
+        """After the next layout pass: hold the view (by `hold`, read before the change),
+        then move the window again if needed."""
         if self._settling:
             return
         self._settling = True
-        held = None if self._following else self._first_shown()
-        where = None if held is None else held.virtual_region.y
+        held, where = self._hold_point() if hold is None else hold
         self.call_after_refresh(self._settled, held, where)
 
     def _settled(self, held: Widget | None, where: int | None, tries: int = 0) -> None:
@@ -354,6 +366,7 @@ class ConversationView(TranscriptCursor, VerticalScroll):
         bottom = top + screen
         mounted_top = self._above.rows
         mounted_bottom = self.virtual_size.height - self._below.rows
+        hold = self._hold_point()
         if not self._mounted or bottom < mounted_top - keep or top > mounted_bottom + keep:
             # Far from the window (the scrollbar dragged): a new window where the view is.
             if self._entries and not self._following:
@@ -390,7 +403,7 @@ class ConversationView(TranscriptCursor, VerticalScroll):
             changed |= drop > 0
         if changed:
             self._update_spacers()
-            self._settle()
+            self._settle(hold)
 
     def _count_beyond(self, limit: int, *, above: bool) -> int:
         """How many widgets at one end of the window lie wholly beyond `limit`."""
@@ -409,11 +422,12 @@ class ConversationView(TranscriptCursor, VerticalScroll):
     def show_earlier(self) -> None:
         """Extend the window up by a screen of entries (PageUp at the top of the window)."""
         if self._first:
+            hold = self._hold_point()
             above = self._entries[: self._first]
             count = count_filling(above, self.heights, self._screen_rows(), 1)
             self._mount(self._first - count, self._first)
             self._update_spacers()
-            self._settle()
+            self._settle(hold)
 
     @property
     def window_settled(self) -> bool:
