@@ -38,10 +38,9 @@ from tui.session_pane import SessionPane
 from tui.tab_host import TabHost
 from tui.tabbed_app import TabbedApp
 from tui.tabs.priority import ShownFirst
-from tui.widgets import paging
+from tui.widgets import deferred, paging
 from tui.widgets.capabilities import CapabilitiesScreen
 from tui.widgets.choice import ChoiceScreen
-from tui.widgets.diff.panel import DiffPanel
 from tui.widgets.failure import AgentFailedScreen
 from tui.widgets.help import HelpScreen
 from tui.widgets.inspector import panel as inspector
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from tui.connection.login import LoginMethod
+    from tui.widgets.diff.panel import DiffPanel
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +194,7 @@ class DshApp(TabbedApp):
     def on_mount(self) -> None:
         self._prestarted = self.config.started
         self._heap_frozen = not self.config.freeze_heap
+        self._warmed_up = False
         self._first_frame_drawn = False
         kept_settings.start_keeping(self)
         self.start_agent(self.config.resume)
@@ -287,11 +288,17 @@ class DshApp(TabbedApp):
     def on_session_pane_event(self, message: SessionPane.Event) -> None:
         event = message.event
         self.follow_tab_event(message.pane, event)
-        if isinstance(event, Connected) and not self._heap_frozen:
-            self._heap_frozen = True
-            self.call_after_refresh(freeze_startup_heap)
+        if isinstance(event, Connected) and not self._warmed_up:
+            self._warmed_up = True
+            # What the header's frame did not need, then the heap as it will stay.
+            self.call_after_refresh(deferred.warm_up, self, self.freeze_heap_once)
         elif isinstance(event, Failed) and not self._quitting and message.pane is self.pane:
             self.show_failure()
+
+    def freeze_heap_once(self) -> None:
+        if not self._heap_frozen:
+            self._heap_frozen = True
+            freeze_startup_heap()
 
     def show_failure(self) -> None:
         """The shown tab's failure screen (a background tab's shows once it is shown)."""

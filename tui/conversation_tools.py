@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from tui.capabilities import can_close
 from tui.widgets.prompt.prompt import PromptArea
-from tui.widgets.transcript.search_bar import SearchBar
 
 if TYPE_CHECKING:
     from tui.session_app import SessionApp
@@ -21,6 +20,8 @@ log = logging.getLogger(__name__)
 async def open_search(app: SessionApp) -> None:
     """Open the search bar above the prompt, or put the keyboard back in it. Awaited, so the
     keys typed right after Ctrl+F reach the bar, not the prompt."""
+    from tui.widgets.transcript.search_bar import SearchBar  # on use: not for the first frame
+
     pane = app.pane  # the shown tab's
     for bar in pane.query(SearchBar):
         bar.focus_query(select=True)
@@ -31,11 +32,15 @@ async def open_search(app: SessionApp) -> None:
 
 
 def step_search(app: SessionApp, direction: int) -> None:
+    from tui.widgets.transcript.search_bar import SearchBar
+
     for bar in app.pane.query(SearchBar):
         bar.move(direction)
 
 
 def close_search(app: SessionApp) -> None:
+    from tui.widgets.transcript.search_bar import SearchBar
+
     for bar in app.pane.query(SearchBar):
         bar.close()
     app.screen.set_focus(app.pane.query_one(PromptArea))

@@ -9,19 +9,18 @@ and Tab again gives them back; a click on an option answers with it.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from tui.widgets.diff.review import DiffReviewScreen
-from tui.widgets.permission import PermissionPanel
 from tui.widgets.prompt.prompt import PromptArea
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: no question is open at first (tui/widgets/deferred.py)
     from pathlib import Path
 
     from textual.widget import Widget
 
     from tui.permissions import PendingPermission
     from tui.session.controller import SessionController
+    from tui.widgets.permission import PermissionPanel
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +38,8 @@ class PermissionFlow:
         that fails to build) is answered cancelled, which is fail-closed, and the controller
         then asks the next: raising here instead would leave it first in the queue for ever,
         unanswered, and no later panel would appear."""
+        from tui.widgets.permission import PermissionPanel
+
         if request.answer.done():
             return  # answered (cancelled, say) before its turn on screen came
         root = self.root
@@ -55,9 +56,10 @@ class PermissionFlow:
             request.cancel()
 
     def open_panel(self) -> PermissionPanel | None:
-        """The question on screen, if one is open."""
-        panels = self.root.query(PermissionPanel)
-        return panels.first() if panels else None
+        """The question on screen, if one is open. Found by its type's name: every key
+        binding's state asks this, and before any question the panel's module is not loaded."""
+        panels = self.root.query("PermissionPanel")
+        return cast("PermissionPanel", panels.first()) if panels else None
 
     def toggle_focus(self) -> None:
         """Tab: the keys to the open question, or back to the prompt."""
@@ -72,6 +74,8 @@ class PermissionFlow:
     def close(self, request: PendingPermission, following: PendingPermission | None) -> None:
         """The next question shows without focus, like the first: a key pressed twice never
         answers two questions. Focus that was on the panel goes back to the prompt."""
+        from tui.widgets.permission import PermissionPanel
+
         root = self.root
         had_focus = any(panel.has_focus for panel in root.query(PermissionPanel))
         if had_focus:
@@ -89,6 +93,8 @@ class PermissionFlow:
     def review(self, event: PermissionPanel.ReviewRequested) -> None:
         """Open the full-screen diff review; picking any of the agent's options there (allow
         always included) answers the request, with the lines numbered as in the preview."""
+        from tui.widgets.diff.review import DiffReviewScreen
+
         panel = event.control
         request = event.request
         title = request.tool_call.title or ""  # the screen says "Review edit"; the id is a handle

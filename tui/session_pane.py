@@ -9,6 +9,8 @@ displayed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -47,7 +49,6 @@ from tui.state import (
 )
 from tui.transcript.text import runs_of
 from tui.widgets.header import SessionHeader
-from tui.widgets.permission import PermissionPanel
 from tui.widgets.prompt.command_menu import CommandMenu
 from tui.widgets.prompt.mention_menu import MentionMenu
 from tui.widgets.prompt.prompt import KEYS_HINT, PromptArea
@@ -57,6 +58,9 @@ from tui.widgets.transcript.conversation import ConversationView
 from tui.widgets.transcript.new_below import NewBelow
 from tui.widgets.transcript.plan import PlanView
 from tui.widgets.welcome import Welcome
+
+if TYPE_CHECKING:  # loaded with the first question (tui/widgets/deferred.py)
+    from tui.widgets.permission import PermissionPanel
 
 CONNECTING_PLACEHOLDER = "Connecting to the agent… type ahead: enter queues the prompt"
 READY_PLACEHOLDER = f"Message the agent · {KEYS_HINT}"

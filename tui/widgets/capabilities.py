@@ -17,8 +17,8 @@ from textual.widgets import Static
 
 from tui.capabilities import CapabilityRow, agent_rows, client_rows, consequences
 from tui.sanitize import clean_line, sanitize_text
+from tui.terminal.labels import format_duration
 from tui.terminal.terminals import TerminalManager
-from tui.widgets.terminal.pane import format_duration
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import (

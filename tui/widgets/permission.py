@@ -19,9 +19,9 @@ from tui.diff.text import relative_path
 from tui.permissions import PendingPermission
 from tui.sanitize import sanitize_text
 from tui.state import block_text
+from tui.terminal.labels import display_cwd
 from tui.widgets.cards.tool_card import KIND_ICONS, ToolCard, raw_json
 from tui.widgets.diff.panel import DiffPanel
-from tui.widgets.terminal.pane import display_cwd
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import FileEditToolCallContent

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, on
@@ -31,11 +32,13 @@ from textual.widgets import Input
 
 from tui.inspector.traffic import Query, Traffic, WireMessage, format_gap, format_size
 from tui.sanitize import clean_line
-from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.inspector.detail import MessageView
 from tui.widgets.inspector.message_list import ARROWS, TrafficList
 from tui.widgets.inspector.negotiation import NegotiationPin
 from tui.widgets.transcript.conversation import ConversationView
+
+if TYPE_CHECKING:  # imported where used: the first frame shows no card (tui/widgets/deferred.py)
+    from tui.widgets.cards.tool_card import ToolCard
 
 REFRESH_S = 0.25
 """How often an open pane takes in what arrived: live to the eye, and each redraw of the pane
@@ -304,6 +307,8 @@ def mark_card(card: ToolCard) -> None:
 
 
 def card_for(transcript: ConversationView, tool_call_id: str) -> ToolCard | None:
+    from tui.widgets.cards.tool_card import ToolCard
+
     for card in transcript.query(ToolCard):
         if card.entry.tool_call_id == tool_call_id:
             return card
@@ -335,6 +340,8 @@ def follow_click(screen: Screen[object], event: events.Click) -> None:
     widget = event.widget
     if pane is None or widget is None or pane in widget.ancestors_with_self:
         return
+    from tui.widgets.cards.tool_card import ToolCard
+
     card = next((node for node in widget.ancestors_with_self if isinstance(node, ToolCard)), None)
     if card is not None:
         pane.show_tool_call(card.entry.tool_call_id, pane.source_of(card))

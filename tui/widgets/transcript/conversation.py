@@ -32,9 +32,7 @@ from tui.state import (
 )
 from tui.terminal.terminals import TerminalManager
 from tui.widgets import layout_fix
-from tui.widgets.cards.tool_card import ToolCard
 from tui.widgets.transcript.keys import CURSOR_BINDINGS, CURSOR_CSS, TranscriptCursor
-from tui.widgets.transcript.messages import AgentMessage, Notice, ThoughtMessage, UserMessage
 from tui.widgets.transcript.window import Heights, count_filling, count_filling_forward
 
 # The window of widgets, in screens (the viewport's height): at least KEEP_SCREENS of entries
@@ -83,6 +81,10 @@ def widget_for(
     cwd: Path,
     terminals: TerminalManager | None = None,
 ) -> Widget:
+    # Here, not at the top: the first frame shows no entry (tui/widgets/deferred.py).
+    from tui.widgets.cards.tool_card import ToolCard
+    from tui.widgets.transcript.messages import AgentMessage, Notice, ThoughtMessage, UserMessage
+
     if isinstance(entry, MessageEntry):
         if entry.role == "user":
             return UserMessage(entry.text)
@@ -171,6 +173,9 @@ class ConversationView(TranscriptCursor, VerticalScroll):
 
     # -- changes from the state -------------------------------------------------------------
     def apply(self, changes: list[Change]) -> None:
+        from tui.widgets.cards.tool_card import ToolCard
+        from tui.widgets.transcript.messages import AgentMessage, ThoughtMessage, UserMessage
+
         self._busy()
         for change in changes:
             match change:
@@ -234,6 +239,8 @@ class ConversationView(TranscriptCursor, VerticalScroll):
 
     # -- the window ---------------------------------------------------------------------------
     def _make_widget(self, entry: Entry) -> Widget:
+        from tui.widgets.cards.tool_card import ToolCard
+
         widget = widget_for(entry, self.cwd, self.terminals)
         self._widgets[id(entry)] = widget
         self._entry_of[id(widget)] = entry
@@ -587,6 +594,8 @@ class ConversationView(TranscriptCursor, VerticalScroll):
     def tick_spinners(self, frame: int) -> None:
         """The transcript's one spinner tick, for cards and their terminal panes alike: only
         the window's cards are widgets, so a frame stays cheap however long the session."""
+        from tui.widgets.cards.tool_card import ToolCard
+
         for widget in self._mounted:
             if isinstance(widget, ToolCard):
                 widget.tick(frame)

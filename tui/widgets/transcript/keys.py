@@ -20,8 +20,6 @@ from textual.widget import Widget
 from textual.widgets import Collapsible
 
 from tui.transcript.text import copy_text
-from tui.widgets.cards.tool_card import ToolCard
-from tui.widgets.diff.panel import DiffPanel
 
 if TYPE_CHECKING:
     from tui.state import Entry
@@ -141,6 +139,8 @@ class TranscriptCursor:
         self._put_cursor(widgets[index])
 
     def action_cursor_toggle(self) -> None:
+        from tui.widgets.cards.tool_card import ToolCard
+
         self._require_live()
         widget = self.cursor
         if isinstance(widget, ToolCard):
@@ -165,6 +165,8 @@ class TranscriptCursor:
         self.app.notify(f"Copied {lines} line{'s' if lines != 1 else ''}.")
 
     def action_cursor_diff(self, action: str) -> None:
+        from tui.widgets.diff.panel import DiffPanel
+
         self._require_live()
         widget = self.cursor
         panels = [] if widget is None else list(widget.query(DiffPanel))

@@ -16,7 +16,6 @@ from textual import events
 from textual.widgets import Static
 
 from tui.glyphs import STATUS_GLYPHS
-from tui.widgets.permission import PermissionPanel
 
 if TYPE_CHECKING:  # the SDK is imported after the first frame (tui/app.py)
     from acp.schema import PlanEntry
@@ -137,6 +136,8 @@ class PlanView(Static):
         # The panel opens beside the plan (above the prompt); only siblings are looked at,
         # since this runs on every layout of the screen, streaming included.
         parent = self.parent
+        from tui.widgets.permission import PermissionPanel  # a plan came: after the first frame
+
         for panel in parent.children if parent is not None else ():
             if isinstance(panel, PermissionPanel):
                 rows -= panel.outer_size.height
