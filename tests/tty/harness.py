@@ -430,6 +430,9 @@ class TtyApp:
     in_frame: bool = False
     _shown: list[str] = field(default_factory=list)
     _shown_cursor: tuple[int, int] = (0, 0)
+    # perf_counter() of the last read from the pty, and of the read that ended the shown frame.
+    _read_at: float = 0.0
+    _shown_read_at: float = 0.0
 
     # -- start and stop
 
@@ -480,14 +483,15 @@ class TtyApp:
             except (OSError, ValueError):
                 break
             if ready:
-                try:
-                    data = os.read(fd, 1 << 16)
-                except OSError:
-                    data = b""
+                data = self._drain(fd)
                 if not data:
                     break
+                # When the bytes reached the terminal, before the (slow, pure Python) emulator
+                # parses them: a frame written at once is read whole, so this is its arrival.
+                arrived = time.perf_counter()
                 text = decoder.decode(data)
                 with self.lock:
+                    self._read_at = arrived
                     self.bytes_read += len(data)
                     assert self._stream is not None
                     for piece in self.recorder.feed(text):
@@ -508,6 +512,30 @@ class TtyApp:
                 self.scan_processes()
         with self.lock:
             self.eof = True
+
+    @staticmethod
+    def _drain(fd: int) -> bytes:
+        """What the pty holds now, read whole (up to 256 KiB): a frame arrives in pieces of a
+        few KB, and parsing each before reading the next would time the emulator, not the app.
+        Empty at the end of the output."""
+        chunks: list[bytes] = []
+        size = 0
+        while size < 1 << 18:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            try:
+                more, _, _ = select.select([fd], [], [], 0)
+            except (OSError, ValueError):
+                break
+            if not more:
+                break
+        return b"".join(chunks)
 
     def scan_processes(self) -> set[int]:
         """Remember every descendant seen now; returns the live ones."""
@@ -640,12 +668,19 @@ class TtyApp:
         came outside any frame."""
         self._shown = list(self.screen.display)
         self._shown_cursor = (self.screen.cursor.x, self.screen.cursor.y)
+        self._shown_read_at = self._read_at
 
     def display(self) -> list[str]:
         """The screen as lines of text, as a person reads it: the last whole frame, never
         one half drawn."""
         with self.lock:
             return list(self._shown or self.screen.display)
+
+    def display_read_at(self) -> tuple[list[str], float]:
+        """The screen as `display` gives it, and when its last bytes were read from the pty
+        (`time.perf_counter()`): when the frame reached the terminal, before it was parsed."""
+        with self.lock:
+            return list(self._shown or self.screen.display), self._shown_read_at
 
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.display())
